@@ -1,0 +1,99 @@
+# Two commands set up a fresh machine: `make run` serves the platform, `make test` checks it.
+# Everything is installed into .venv from the pinned requirements.lock.
+
+SHELL := /bin/bash
+VENV ?= .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+export DJANGO_SETTINGS_MODULE ?= config.settings.dev
+
+# A Python >= 3.12 that really runs: $(PYTHON) if given, then python3.13 / python3.12 on
+# PATH (pyenv shims of versions that are not selected fail and are skipped), then pyenv's.
+define find_python
+for candidate in "$(PYTHON)" python3.13 python3.12 \
+    $$(ls -d "$${PYENV_ROOT:-$$HOME/.pyenv}"/versions/3.1[2-9]*/bin/python3 2>/dev/null | sort -rV); do \
+  [ -n "$$candidate" ] || continue; \
+  if "$$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; then \
+    echo "$$candidate"; exit 0; \
+  fi; \
+done; \
+echo "No Python >= 3.12 found; set PYTHON=/path/to/python3.12" >&2; exit 1
+endef
+
+.PHONY: install run test test-browser lint format migrate seed lock clean deploy-check
+
+$(VENV)/.installed: requirements.lock
+	@set -e; python="$$($(find_python))"; \
+	  echo "Using $$python ($$($$python --version))"; \
+	  [ -x "$(PY)" ] || "$$python" -m venv "$(VENV)"
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.lock
+	@touch $@
+
+install: $(VENV)/.installed
+
+migrate: install
+	$(PY) manage.py migrate --noinput
+
+seed: migrate
+	$(PY) manage.py seed_demo
+
+# One background worker (webhook deliveries) runs beside the web server and stops with it.
+# The sweep first enqueues deliveries left due by a previous run (docs/deployment.md).
+run: seed
+	@$(PY) manage.py demo_credentials
+	@$(PY) manage.py webhooks_sweep
+	@echo "Serving on http://$(HOST):$(PORT)/ (admin: http://$(HOST):$(PORT)/admin/), with one worker"
+	@$(PY) manage.py db_worker --no-reload & worker=$$!; \
+	  trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
+	  $(PY) manage.py runserver $(HOST):$(PORT)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+# The production settings must pass Django's deployment checklist with a real-looking secret.
+deploy-check: install
+	DJANGO_SETTINGS_MODULE=config.settings.production ALLOWED_HOSTS=estate.example.com \
+	  SECRET_KEY="$$($(PY) -c 'import secrets; print(secrets.token_urlsafe(50))')" \
+	  $(PY) manage.py check --deploy --fail-level WARNING
+
+test: lint deploy-check
+	DJANGO_SETTINGS_MODULE=config.settings.test $(PY) manage.py makemigrations --check --dry-run
+	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/pytest $(PYTEST_ARGS)
+
+# Only the website's browser tests: headless Debian chromium (apt-get install chromium) driven by
+# Playwright against a live server; screenshots land in artifacts/screenshots/.
+test-browser: install
+	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/pytest -m browser tests/browser $(PYTEST_ARGS)
+
+# Known vulnerabilities of the pinned dependencies (docs/reliability.md). pip-audit reads PyPI's
+# advisory data from its per-release JSON API; --strict fails on any dependency it could not
+# audit, so nothing passes unaudited. Where that API cannot be reached, both targets fail
+# loudly (audit-reachable only asks whether it can be, for .ci/run).
+.PHONY: audit audit-reachable
+audit-reachable: install
+	@version="$$($(PY) -c 'import importlib.metadata as m; print(m.version("pip-audit"))')"; \
+	  curl -sfL -m 30 -o /dev/null "https://pypi.org/pypi/pip-audit/$$version/json" || { \
+	    echo "AUDIT NOT POSSIBLE: PyPI's advisory service (https://pypi.org/pypi/<name>/<version>/json)"; \
+	    echo "cannot be reached from this machine, so the pinned dependencies cannot be audited."; \
+	    exit 1; } >&2
+
+audit: audit-reachable
+	$(BIN)/pip-audit -r requirements.lock --require-hashes --disable-pip --strict \
+	  --progress-spinner off
+
+# Re-pin every dependency for all supported Pythons (needs network access to PyPI).
+lock: install
+	$(PY) -m pip install --quiet uv
+	$(BIN)/uv pip compile pyproject.toml --extra dev --universal --python-version 3.12 \
+	  --generate-hashes -o requirements.lock
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache artifacts

@@ -1,0 +1,91 @@
+"""The back office: Django's admin site, open to ADMIN users only (decisions D6).
+
+Every write the back office makes goes through the same services as the API, so no rule
+is written twice. `ServiceModelAdmin` is the common base of the project's model admins:
+a service that refuses a write raises a DomainError, which the admin shows as an error
+message after rolling the whole request back.
+"""
+
+from django.contrib import admin, messages
+from django.contrib.admin.apps import AdminConfig
+from django.db import models
+from django.http import HttpResponseRedirect
+from django.urls import reverse
+
+from config.api.errors import DomainError
+
+
+class PlatformAdminSite(admin.AdminSite):
+    """Admin site that admits active users whose userType is ADMIN, and nobody else."""
+
+    site_header = "Estate back office"
+    site_title = "Estate back office"
+    index_title = "Moderation"
+
+    def has_permission(self, request) -> bool:
+        user = request.user
+        return bool(user.is_active and user.is_authenticated and user.is_admin)
+
+
+class PlatformAdminConfig(AdminConfig):
+    default_site = "config.admin.PlatformAdminSite"
+
+
+def adopt_saved(target: models.Model, saved: models.Model) -> None:
+    """Make the admin's unsaved `target` the row a service just wrote (`saved`).
+
+    The admin keeps working with the instance its form built (inlines attach to it, the
+    history entry names it), while the row itself was written by a service.
+    """
+    for field in saved._meta.concrete_fields:
+        setattr(target, field.attname, getattr(saved, field.attname))
+    target._state.adding = False
+    target._state.db = saved._state.db
+
+
+class ServiceModelAdmin(admin.ModelAdmin):
+    """A model admin whose writes go through services.
+
+    The change form and the delete view run in one transaction (Django's own): when a
+    service refuses (DomainError), everything the request wrote is rolled back, its
+    message is shown, and the admin is sent back to the page it came from, unchanged.
+    """
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except DomainError as error:
+            self.message_user(request, error.detail, messages.ERROR)
+            return HttpResponseRedirect(request.get_full_path())
+
+    def get_deleted_objects(self, objs, request):
+        # Rows that go with the deleted one (D14 cascades) are listed on the confirmation
+        # page, but their admins being read-only must not block the deletion: an ADMIN may
+        # do everything (D7), and the cascade is the service's business.
+        deleted, model_count, _perms_needed, protected = super().get_deleted_objects(objs, request)
+        return deleted, model_count, set(), protected
+
+    def delete_view(self, request, object_id, extra_context=None):
+        try:
+            return super().delete_view(request, object_id, extra_context)
+        except DomainError as error:
+            self.message_user(request, error.detail, messages.ERROR)
+            opts = self.opts
+            change_url = reverse(
+                f"{self.admin_site.name}:{opts.app_label}_{opts.model_name}_change",
+                args=[object_id],
+            )
+            return HttpResponseRedirect(change_url)
+
+
+class ReadOnlyModelAdmin(admin.ModelAdmin):
+    """A list and detail pages to read; rows are written by the platform, not by hand."""
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False

@@ -1,0 +1,66 @@
+"""Domain errors raised by services; the API turns each into a problem document (D5).
+
+Services raise these instead of HTTP exceptions so that the website and the admin can show
+the same rule's message in their own way.
+"""
+
+from rest_framework import status
+
+
+class DomainError(Exception):
+    """A business rule refused an operation; `code` is stable and documented."""
+
+    status_code = status.HTTP_400_BAD_REQUEST
+    code = "validation_error"
+    title = "Invalid request"
+    # Code of the entry in `errors` when the error names a field; defaults to `code`.
+    field_code: str | None = None
+
+    def __init__(self, detail: str, *, field: str | None = None, code: str | None = None):
+        super().__init__(detail)
+        self.detail = detail
+        self.field = field
+        if code is not None:
+            self.code = code
+
+
+class ValidationFailed(DomainError):
+    """Input that breaks a rule of the domain (400 validation_error)."""
+
+    field_code = "invalid"
+
+
+class PermissionRefused(DomainError):
+    status_code = status.HTTP_403_FORBIDDEN
+    code = "permission_denied"
+    title = "Permission denied"
+
+
+class NotFound(DomainError):
+    status_code = status.HTTP_404_NOT_FOUND
+    code = "not_found"
+    title = "Not found"
+
+
+class Conflict(DomainError):
+    """The resource already exists or is in use (409 conflict)."""
+
+    status_code = status.HTTP_409_CONFLICT
+    code = "conflict"
+    title = "Conflict"
+
+
+class InvalidTransition(DomainError):
+    """A status move the state machine forbids (409 invalid_transition)."""
+
+    status_code = status.HTTP_409_CONFLICT
+    code = "invalid_transition"
+    title = "Invalid status transition"
+
+
+class InvalidCredentials(DomainError):
+    """Wrong email or password; one message for both (401 invalid_credentials)."""
+
+    status_code = status.HTTP_401_UNAUTHORIZED
+    code = "invalid_credentials"
+    title = "Invalid credentials"

@@ -1,0 +1,243 @@
+"""The one exception handler of the API: every error becomes an RFC 9457 problem document.
+
+    {"type": "about:blank", "title": "...", "status": 400, "detail": "...",
+     "code": "validation_error", "errors": [{"field": "price", "message": "...", "code": "..."}]}
+
+No stack trace, SQL or exception text from a library ever reaches the client (D5).
+"""
+
+import logging
+import math
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
+from django.db import DataError, IntegrityError
+from django.db.models import ProtectedError, RestrictedError
+from django.http import Http404, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from djangorestframework_camel_case.util import camelize_re, underscore_to_camel
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+
+from config.api.errors import DomainError
+from config.api.parsers import PayloadTooLarge
+
+logger = logging.getLogger("config.api")
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+
+# code and title of each DRF exception class the API can raise.
+_DRF_CODES: list[tuple[type[exceptions.APIException], str, str]] = [
+    (exceptions.ValidationError, "validation_error", "Invalid request"),
+    (exceptions.ParseError, "parse_error", "Malformed request body"),
+    (exceptions.AuthenticationFailed, "not_authenticated", "Authentication required"),
+    (exceptions.NotAuthenticated, "not_authenticated", "Authentication required"),
+    (exceptions.PermissionDenied, "permission_denied", "Permission denied"),
+    (exceptions.NotFound, "not_found", "Not found"),
+    (exceptions.MethodNotAllowed, "method_not_allowed", "Method not allowed"),
+    (exceptions.NotAcceptable, "not_acceptable", "Not acceptable"),
+    (exceptions.UnsupportedMediaType, "unsupported_media_type", "Unsupported media type"),
+    (exceptions.Throttled, "throttled", "Too many requests"),
+    (PayloadTooLarge, "payload_too_large", "Payload too large"),
+]
+
+
+def problem(
+    *,
+    status_code: int,
+    code: str,
+    title: str,
+    detail: str,
+    errors: list[dict[str, str]] | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """A DRF response carrying a problem document."""
+    body: dict[str, object] = {
+        "type": "about:blank",
+        "title": title,
+        "status": status_code,
+        "detail": detail,
+        "code": code,
+    }
+    if errors:
+        body["errors"] = errors
+    response = Response(
+        body, status=status_code, headers=headers, content_type=PROBLEM_CONTENT_TYPE
+    )
+    return response
+
+
+def _field_name(name: str) -> str:
+    if name in ("non_field_errors", "__all__"):
+        return ""
+    return camelize_re.sub(underscore_to_camel, name)
+
+
+def flatten_errors(detail, prefix: str = "") -> list[dict[str, str]]:
+    """Turn DRF's nested error structure into a flat list of {field, message, code}."""
+    if isinstance(detail, dict):
+        items: list[dict[str, str]] = []
+        for key, value in detail.items():
+            name = _field_name(str(key))
+            path = f"{prefix}.{name}" if prefix and name else (name or prefix)
+            items.extend(flatten_errors(value, path))
+        return items
+    if isinstance(detail, list):
+        items = []
+        for index, value in enumerate(detail):
+            nested = isinstance(value, dict | list)
+            items.extend(flatten_errors(value, f"{prefix}[{index}]" if nested else prefix))
+        return items
+    code = getattr(detail, "code", None) or "invalid"
+    return [{"field": prefix, "message": str(detail), "code": str(code)}]
+
+
+def _drf_problem(exc: exceptions.APIException) -> Response:
+    code, title = "error", "Error"
+    for exception_class, known_code, known_title in _DRF_CODES:
+        if isinstance(exc, exception_class):
+            code, title = known_code, known_title
+            break
+    headers: dict[str, str] = {}
+    if getattr(exc, "auth_header", None):
+        headers["WWW-Authenticate"] = exc.auth_header
+    errors = None
+    detail = exc.detail if isinstance(exc.detail, str) else ""
+    if isinstance(exc, exceptions.ValidationError):
+        errors = flatten_errors(exc.detail)
+        detail = _validation_summary(errors)
+    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
+        headers["Retry-After"] = str(max(1, math.ceil(exc.wait)))
+        detail = f"Too many requests; retry after {headers['Retry-After']} seconds."
+    return problem(
+        status_code=exc.status_code,
+        code=code,
+        title=title,
+        detail=str(detail) or title,
+        errors=errors,
+        headers=headers or None,
+    )
+
+
+def _validation_summary(errors: list[dict[str, str]]) -> str:
+    fields = [error["field"] for error in errors if error["field"]]
+    if not fields:
+        return errors[0]["message"] if errors else "The request is invalid."
+    return "Invalid value for: " + ", ".join(dict.fromkeys(fields)) + "."
+
+
+def exception_handler(exc: Exception, context) -> Response:
+    """DRF's EXCEPTION_HANDLER: shape every error, known or not, as a problem document."""
+    if isinstance(exc, DomainError):
+        errors = None
+        if exc.field is not None:
+            errors = [
+                {"field": exc.field, "message": exc.detail, "code": exc.field_code or exc.code}
+            ]
+        headers = None
+        if exc.status_code == status.HTTP_401_UNAUTHORIZED:
+            # Every 401 names the scheme to use (RFC 9110), invalid_credentials included.
+            auth_header = _authenticate_header(context)
+            headers = {"WWW-Authenticate": auth_header} if auth_header else None
+        return problem(
+            status_code=exc.status_code,
+            code=exc.code,
+            title=exc.title,
+            detail=exc.detail,
+            errors=errors,
+            headers=headers,
+        )
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
+    if isinstance(exc, exceptions.APIException):
+        if isinstance(exc, exceptions.AuthenticationFailed | exceptions.NotAuthenticated):
+            exc.auth_header = _authenticate_header(context)
+        return _drf_problem(exc)
+    if isinstance(exc, ProtectedError | RestrictedError):
+        return problem(
+            status_code=status.HTTP_409_CONFLICT,
+            code="conflict",
+            title="Conflict",
+            detail="The resource is still in use and cannot be deleted.",
+        )
+    if isinstance(exc, DataError):
+        # A value the database cannot hold (too long, out of range) that validation missed.
+        logger.info("Data error on %s", _where(context))
+        return problem(
+            status_code=status.HTTP_400_BAD_REQUEST,
+            code="validation_error",
+            title="Invalid request",
+            detail="A value is too long or out of range.",
+        )
+    if isinstance(exc, IntegrityError):
+        # A race the service's own checks could not see (two requests at once): the
+        # database refused the second write, so the answer is the same 409 a check gives.
+        logger.info("Integrity conflict on %s", _where(context))
+        return problem(
+            status_code=status.HTTP_409_CONFLICT,
+            code="conflict",
+            title="Conflict",
+            detail="The request conflicts with the current state of the resource.",
+        )
+    if isinstance(exc, RequestDataTooBig):
+        return problem(
+            status_code=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+            code="payload_too_large",
+            title="Payload too large",
+            detail="The request body is larger than the limit.",
+        )
+    if isinstance(exc, TooManyFieldsSent):
+        return problem(
+            status_code=status.HTTP_400_BAD_REQUEST,
+            code="validation_error",
+            title="Invalid request",
+            detail="The request has too many fields.",
+        )
+    return server_error_problem(exc, where=_where(context))
+
+
+def _authenticate_header(context) -> str | None:
+    """The WWW-Authenticate challenge of the view's first authentication class (Bearer)."""
+    request = context.get("request") if context else None
+    view = context.get("view") if context else None
+    if request is None or view is None:
+        return None
+    return view.get_authenticate_header(request)
+
+
+def _where(context) -> str:
+    request = context.get("request") if context else None
+    return f"{request.method} {request.path}" if request is not None else "unknown request"
+
+
+def server_error_problem(exc: Exception, *, where: str) -> Response:
+    """A 500 is a bug: log where and what kind, never the message or traceback (may hold data)."""
+    frame = exc.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    location = f"{frame.tb_frame.f_code.co_filename}:{frame.tb_lineno}" if frame else "unknown"
+    logger.error("Unhandled %s on %s at %s", type(exc).__name__, where, location)
+    return problem(
+        status_code=status.HTTP_500_INTERNAL_SERVER_ERROR,
+        code="server_error",
+        title="Internal server error",
+        detail="The server could not complete the request.",
+    )
+
+
+def _json_problem(status_code: int, code: str, title: str, detail: str) -> JsonResponse:
+    body = {"type": "about:blank", "title": title, "status": status_code, "detail": detail}
+    body["code"] = code
+    return JsonResponse(body, status=status_code, content_type=PROBLEM_CONTENT_TYPE)
+
+
+@csrf_exempt
+def api_not_found(request, *args, **kwargs) -> JsonResponse:
+    """Unknown route under /api/: a 404 problem document, not an HTML page.
+
+    Exempt from CSRF like every API view, or a POST to an unknown path would get
+    Django's 403 HTML page instead.
+    """
+    return _json_problem(404, "not_found", "Not found", "No API endpoint matches this path.")

@@ -1,0 +1,142 @@
+"""OpenAPI generation: error responses, optional credentials, empty filters, non-empty lists."""
+
+from types import SimpleNamespace
+
+from django.contrib.auth.models import AnonymousUser
+from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
+from rest_framework import serializers
+
+from config.api.exceptions import PROBLEM_CONTENT_TYPE
+
+
+class FieldErrorSerializer(serializers.Serializer):
+    field = serializers.CharField(help_text="camelCase field or query parameter name.")
+    message = serializers.CharField()
+    code = serializers.CharField()
+
+
+class ProblemSerializer(serializers.Serializer):
+    """An RFC 9457 problem document (decisions D5)."""
+
+    type = serializers.CharField()
+    title = serializers.CharField()
+    status = serializers.IntegerField()
+    detail = serializers.CharField()
+    code = serializers.CharField(help_text="Stable error code, e.g. validation_error.")
+    errors = FieldErrorSerializer(many=True, required=False)
+
+
+ERROR_DESCRIPTIONS = {
+    "400": "validation_error or parse_error",
+    "401": "not_authenticated (or invalid_credentials on login)",
+    "403": "permission_denied",
+    "404": "not_found",
+    "409": "conflict or invalid_transition",
+    "413": "payload_too_large",
+    "415": "unsupported_media_type",
+    "429": "throttled; see Retry-After",
+}
+
+
+class AutoSchema(SpectacularAutoSchema):
+    """drf-spectacular's AutoSchema plus the error responses each kind of operation can give."""
+
+    def _error_codes(self) -> list[str]:
+        codes = ["400", "401", "403", "429"]
+        if "{" in self.path:
+            codes.append("404")
+        if self.method in ("POST", "PUT", "PATCH", "DELETE"):
+            codes.append("409")
+        if self.method in ("POST", "PUT", "PATCH"):
+            codes.append("413")
+            codes.append("415")
+        return codes
+
+    def get_auth(self):
+        """The security requirements, with `{}` (no credentials) when anonymous callers pass.
+
+        drf-spectacular adds `{}` only for AllowAny; the platform's public operations
+        (reading listings, registering, signing in) use no permission class or one that
+        lets anonymous reads through, so without this every operation would claim that it
+        needs a token, and clients and API testers would expect a 401 from public ones.
+        """
+        auths = super().get_auth()
+        if auths and {} not in auths and self._admits_anonymous_callers():
+            auths.append({})
+        return auths
+
+    def _admits_anonymous_callers(self) -> bool:
+        """Whether every permission of the operation lets a caller without credentials through.
+
+        The permissions of the API read only the method and the user, so a stand-in request
+        carrying those is enough to ask them.
+        """
+        request = SimpleNamespace(method=self.method, user=AnonymousUser(), auth=None)
+        return all(
+            permission.has_permission(request, self.view)
+            for permission in self.view.get_permissions()
+        )
+
+    def _map_serializer_field(self, field, direction, bypass_extensions=False):
+        """A field's schema; a list that may not be empty says so (`minItems: 1`).
+
+        drf-spectacular maps min_length but not allow_empty=False, so without this a client
+        would read `[]` as valid and get a 400 for it.
+        """
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        if (
+            isinstance(field, serializers.ListField)
+            and not field.allow_empty
+            and schema.get("type") == "array"
+        ):
+            schema["minItems"] = max(schema.get("minItems", 0), 1)
+        return schema
+
+    def _get_parameters(self):
+        """The parameters, with `allowEmptyValue` on the optional filters of a list.
+
+        django-filter reads an empty value as no filter (`?to=` is the same as no `to`), so
+        the schema says an empty value is allowed; without it, a client or an API tester
+        would take `?to=` for an invalid timestamp that should be refused.
+        """
+        parameters = super()._get_parameters()
+        filterset = getattr(self.view, "filterset_class", None)
+        if filterset is None:
+            return parameters
+        filters = filterset.base_filters
+        for parameter in parameters:
+            name = parameter["name"]
+            if (
+                parameter["in"] == "query"
+                and name in filters
+                and not parameter.get("required")
+                and not filters[name].extra.get("required")
+            ):
+                parameter["allowEmptyValue"] = True
+        return parameters
+
+    def _get_request_for_media_type(self, serializer, direction="request"):
+        # drf-spectacular documents every PATCH body as partial (all fields optional). A
+        # serializer that sets `required_on_patch = True` (a PATCH whose fields are all
+        # required, like `{read}` of a notification) is documented as it validates.
+        if self.method == "PATCH" and getattr(serializer, "required_on_patch", False):
+            self.method = "POST"
+            try:
+                return super()._get_request_for_media_type(serializer, direction)
+            finally:
+                self.method = "PATCH"
+        return super()._get_request_for_media_type(serializer, direction)
+
+    def _get_response_bodies(self, direction="response"):
+        responses = super()._get_response_bodies(direction)
+        if direction != "response":
+            return responses
+        for code in self._error_codes():
+            if code in responses:
+                continue
+            response = self._get_response_for_code(
+                ProblemSerializer, code, media_types=[PROBLEM_CONTENT_TYPE], direction=direction
+            )
+            response["description"] = ERROR_DESCRIPTIONS[code]
+            responses[code] = response
+        return responses

@@ -1,0 +1,23 @@
+"""The REST API: version 1 under /api/v1, its OpenAPI schema and offline interactive docs."""
+
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from config.api.exceptions import api_not_found
+
+v1 = [
+    path("", include("accounts.api.urls")),
+    path("", include("listings.api.urls")),
+    path("", include("appointments.api.urls")),
+    path("", include("media_app.api.urls")),
+    path("", include("favorites.api.urls")),
+    path("", include("notifications.api.urls")),
+    re_path(r"^schema/?$", SpectacularAPIView.as_view(api_version="v1"), name="schema"),
+]
+
+urlpatterns = [
+    path("v1/", include(v1)),
+    re_path(r"^docs/?$", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    # Anything else under /api/ is a 404 problem document, never an HTML page.
+    re_path(r"^.*$", api_not_found),
+]

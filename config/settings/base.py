@@ -1,0 +1,318 @@
+"""Settings shared by every environment; values come from environment variables.
+
+The embedded defaults (SQLite under var/, local-memory cache, media on the local
+filesystem) let a fresh machine run the platform with no configuration at all.
+"""
+
+import importlib.util
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+VAR_DIR = BASE_DIR / "var"
+
+env = environ.Env()
+
+SECRET_KEY = env("SECRET_KEY", default="dev-only-insecure-key-change-me")
+DEBUG = env.bool("DEBUG", default=False)
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "config.admin.PlatformAdminConfig",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "storages",
+    # The database backend of Django's tasks framework (the background worker, db_worker).
+    "django_tasks_db",
+    "accounts",
+    "listings",
+    "media_app",
+    "appointments",
+    "favorites",
+    "notifications",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "config.website.site_settings",
+                "notifications.context_processors.unread_notifications",
+            ],
+        },
+    },
+]
+
+# Database: a SQLite file under var/ unless DATABASE_URL says otherwise.
+DATABASES = {
+    "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Django's native psycopg 3 pool; persistent connections must stay off with it.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})
+    DATABASES["default"]["OPTIONS"]["pool"] = {
+        "min_size": env.int("DATABASE_POOL_MIN_SIZE", default=1),
+        "max_size": env.int("DATABASE_POOL_MAX_SIZE", default=10),
+        "timeout": env.int("DATABASE_POOL_TIMEOUT", default=10),
+    }
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL and IMMEDIATE transactions let the web server and the worker share the file.
+    DATABASES["default"].setdefault("OPTIONS", {})
+    DATABASES["default"]["OPTIONS"].update(
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Cache: local memory by default, Redis (shared between processes) when REDIS_URL is set.
+REDIS_URL = env("REDIS_URL", default="")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+AUTH_USER_MODEL = "accounts.User"
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": 8},
+    },
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+# The website's own CSS and JavaScript, and Leaflet's files as the django-leaflet package ships
+# them (static/leaflet/). The package is not an installed app: its admin widgets import
+# GeoDjango, which needs GDAL; the website only uses the JavaScript and CSS.
+_LEAFLET_PACKAGE = importlib.util.find_spec("leaflet")
+STATICFILES_DIRS = [
+    BASE_DIR / "static",
+    Path(_LEAFLET_PACKAGE.submodule_search_locations[0]) / "static",
+]
+STATIC_ROOT = Path(env("STATIC_ROOT", default=str(VAR_DIR / "static")))
+MEDIA_URL = env("MEDIA_URL", default="/media/")
+MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(VAR_DIR / "media")))
+
+# Media storage: the local filesystem by default, S3 (or any S3-compatible server)
+# when AWS_STORAGE_BUCKET_NAME is set.
+AWS_STORAGE_BUCKET_NAME = env("AWS_STORAGE_BUCKET_NAME", default="")
+if AWS_STORAGE_BUCKET_NAME:
+    _media_storage = {
+        # django-storages' S3Storage that writes each object's type and disposition (D11).
+        "BACKEND": "media_app.storage.MediaS3Storage",
+        "OPTIONS": {
+            "bucket_name": AWS_STORAGE_BUCKET_NAME,
+            "endpoint_url": env("AWS_S3_ENDPOINT_URL", default=None),
+            "region_name": env("AWS_S3_REGION_NAME", default=None),
+            "access_key": env("AWS_ACCESS_KEY_ID", default=None),
+            "secret_key": env("AWS_SECRET_ACCESS_KEY", default=None),
+            "custom_domain": env("AWS_S3_CUSTOM_DOMAIN", default=None),
+            "querystring_auth": env.bool("AWS_QUERYSTRING_AUTH", default=True),
+            "default_acl": env("AWS_DEFAULT_ACL", default=None),
+            "querystring_expire": env.int("AWS_QUERYSTRING_EXPIRE", default=3600),
+            # "path" for S3-compatible servers without virtual-host buckets (MinIO, SeaweedFS).
+            "addressing_style": env("AWS_S3_ADDRESSING_STYLE", default=None),
+            "file_overwrite": False,
+        },
+    }
+else:
+    _media_storage = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+STORAGES = {
+    "default": _media_storage,
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+
+# Media uploads (D11, D13; docs/media.md). Files in a multipart body are not counted by
+# DATA_UPLOAD_MAX_MEMORY_SIZE; each upload kind has its own limit instead. Uploads larger
+# than FILE_UPLOAD_MAX_MEMORY_SIZE are spooled to a temporary file, never held in memory.
+FILE_UPLOAD_MAX_MEMORY_SIZE = env.int("FILE_UPLOAD_MAX_MEMORY_SIZE", default=2_621_440)
+MEDIA_IMAGE_MAX_BYTES = env.int("MEDIA_IMAGE_MAX_BYTES", default=10 * 1024 * 1024)
+MEDIA_IMAGE_MAX_PIXELS = env.int("MEDIA_IMAGE_MAX_PIXELS", default=40_000_000)
+MEDIA_VIDEO_MAX_BYTES = env.int("MEDIA_VIDEO_MAX_BYTES", default=100 * 1024 * 1024)
+MEDIA_MAX_IMAGES_PER_PROPERTY = env.int("MEDIA_MAX_IMAGES_PER_PROPERTY", default=50)
+MEDIA_MAX_VIDEOS_PER_PROPERTY = env.int("MEDIA_MAX_VIDEOS_PER_PROPERTY", default=5)
+
+# Background tasks (Django's tasks framework). The database backend keeps every task in a
+# table of the default database, so a task enqueued inside a transaction commits or rolls
+# back with it; `manage.py db_worker` runs them (one worker on SQLite, any number on
+# PostgreSQL). docs/deployment.md shows the Redis backend (django-tasks-rq), a settings change.
+TASKS = {
+    "default": {
+        "BACKEND": env("TASKS_BACKEND", default="django_tasks_db.DatabaseBackend"),
+        "QUEUES": ["default"],
+    }
+}
+
+# The platform's public address. Absolute URLs made outside a request (photo URLs in
+# webhook payloads) start with it.
+SITE_URL = env("SITE_URL", default="http://127.0.0.1:8000")
+
+# Webhooks (decisions D12; docs/webhooks.md). http:// and private, loopback or link-local
+# targets are refused unless this is on: on in dev and test settings only.
+WEBHOOKS_ALLOW_PRIVATE_TARGETS = env.bool("WEBHOOKS_ALLOW_PRIVATE_TARGETS", default=False)
+# One attempt: connect, send, and read the status line within this many seconds.
+WEBHOOKS_TIMEOUT_SECONDS = env.float("WEBHOOKS_TIMEOUT_SECONDS", default=15.0)
+# Receivers' certificates must chain to the system's CAs, or to those of this file if set.
+WEBHOOKS_CA_BUNDLE = env("WEBHOOKS_CA_BUNDLE", default="")
+# Seconds to wait before each retry after a failed attempt: 5 s, 5 min, 30 min, 2 h, 5 h,
+# 10 h, 14 h, 20 h, 24 h (D12); after the last one the delivery is failed.
+WEBHOOKS_RETRY_SCHEDULE = [
+    float(seconds)
+    for seconds in env.list(
+        "WEBHOOKS_RETRY_SCHEDULE",
+        default=["5", "300", "1800", "7200", "18000", "36000", "50400", "72000", "86400"],
+    )
+]
+# Each retry waits its scheduled time give or take this fraction, so that deliveries that
+# failed together do not all come back at the same second.
+WEBHOOKS_RETRY_JITTER = env.float("WEBHOOKS_RETRY_JITTER", default=0.1)
+# A receiver's Retry-After (on 429 and 503) is honoured up to this many seconds.
+WEBHOOKS_RETRY_AFTER_MAX_SECONDS = env.float("WEBHOOKS_RETRY_AFTER_MAX_SECONDS", default=86400.0)
+# A worker that takes a delivery holds it this long; if the worker dies mid-attempt, the
+# delivery is attempted again once it has passed. Longer than the timeout, on purpose.
+WEBHOOKS_ATTEMPT_LEASE_SECONDS = env.float("WEBHOOKS_ATTEMPT_LEASE_SECONDS", default=60.0)
+# The safety net: due deliveries left this long without an attempt are enqueued again.
+WEBHOOKS_SWEEP_INTERVAL_SECONDS = env.float("WEBHOOKS_SWEEP_INTERVAL_SECONDS", default=60.0)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {
+            "()": "config.logging.NoTracebackFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s %(message)s",
+        }
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
+}
+
+# The website's sign-in page; the admin back office keeps its own (/admin/login/).
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "home"
+
+# Website maps (docs/website.md). A tile URL template such as
+# "https://tile.example.com/{z}/{x}/{y}.png"; empty (the default) draws the markers on a
+# blank background, so nothing is fetched from a third party unless it is configured.
+MAP_TILE_URL = env("MAP_TILE_URL", default="")
+MAP_TILE_ATTRIBUTION = env("MAP_TILE_ATTRIBUTION", default="")
+
+# REST API (decisions D1 to D6, D13).
+API_TOKEN_LIFETIME_SECONDS = env.int("API_TOKEN_LIFETIME_SECONDS", default=14 * 24 * 3600)
+# JSON bodies over 1 MB are refused with 413 (D13); files in multipart bodies are not counted.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=1024 * 1024)
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "config.api.schema.AutoSchema",
+    "DEFAULT_RENDERER_CLASSES": [
+        "djangorestframework_camel_case.render.CamelCaseJSONRenderer",
+        "djangorestframework_camel_case.render.CamelCaseBrowsableAPIRenderer",
+    ],
+    "DEFAULT_PARSER_CLASSES": [
+        "config.api.parsers.LimitedCamelCaseJSONParser",
+        "djangorestframework_camel_case.parser.CamelCaseMultiPartParser",
+        "djangorestframework_camel_case.parser.CamelCaseFormParser",
+    ],
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.authentication.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "EXCEPTION_HANDLER": "config.api.exceptions.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "config.api.throttling.AnonymousThrottle",
+        "config.api.throttling.SignedInThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anonymous": env("THROTTLE_ANONYMOUS", default="120/min"),
+        "signed_in": env("THROTTLE_SIGNED_IN", default="600/min"),
+        "login": env("THROTTLE_LOGIN", default="10/min"),
+        "login_email": env("THROTTLE_LOGIN_EMAIL", default="10/min"),
+        "register": env("THROTTLE_REGISTER", default="10/min"),
+        "upload": env("THROTTLE_UPLOAD", default="60/hour"),
+    },
+    # Client addresses come from REMOTE_ADDR unless this many proxies are declared in front.
+    "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    "JSON_UNDERSCOREIZE": {"no_underscore_before_number": True},
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Property Listing Platform API",
+    "DESCRIPTION": "REST API of the listing platform. Errors are RFC 9457 problem documents.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "CAMELIZE_NAMES": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.contrib.djangorestframework_camel_case.camelize_serializer_fields",
+        "drf_spectacular.hooks.postprocess_schema_enums",
+    ],
+    "COMPONENT_SPLIT_REQUEST": True,
+    # Request bodies are documented as JSON (uploads say multipart/form-data themselves). The
+    # form parsers stay installed for the browsable API, but a form body cannot carry null,
+    # nested objects or typed values, so documenting it would promise what JSON does better.
+    "PARSER_WHITELIST": ["config.api.parsers.LimitedCamelCaseJSONParser"],
+    "ENUM_NAME_OVERRIDES": {
+        "PropertyStatusEnum": "listings.models.PropertyStatus",
+        "AppointmentStatusEnum": "appointments.models.AppointmentStatus",
+        "NotificationStatusEnum": "notifications.models.NotificationStatus",
+        "EventTypeEnum": "notifications.models.EventType",
+        "DeliveryStatusEnum": "notifications.models.DeliveryStatus",
+        "DeliveryErrorKindEnum": "notifications.models.DeliveryErrorKind",
+    },
+}

@@ -1,0 +1,33 @@
+"""Root URL configuration: website at /, admin at /admin/, API at /api/, health at /healthz."""
+
+from django.conf import settings
+from django.contrib import admin
+from django.urls import include, path
+
+from config import views
+from listings import views as listing_views
+from media_app.views import media_serve
+
+urlpatterns = [
+    path("", listing_views.search, name="home"),
+    path("admin/", admin.site.urls),
+    path("api/", include("config.api.urls")),
+    path("healthz", views.healthz, name="healthz"),
+    # The website (docs/website.md): each app's pages, all calling the API's services.
+    path("", include("accounts.site_urls")),
+    path("", include("listings.site_urls")),
+    path("", include("media_app.site_urls")),
+    path("", include("favorites.site_urls")),
+    path("", include("appointments.site_urls")),
+    path("", include("notifications.site_urls")),
+]
+
+# Error pages in the site's style; under /api/ they answer problem documents like the API.
+handler404 = "config.website.page_not_found"
+handler403 = "config.website.permission_denied"
+handler500 = "config.website.server_error"
+
+if settings.DEBUG:
+    # Local media is served by Django only in development; production uses S3 or a web server.
+    # media_serve sends the stored type with nosniff, never HTML (D11).
+    urlpatterns.append(path(f"{settings.MEDIA_URL.strip('/')}/<path:path>", media_serve))
