@@ -1,0 +1,104 @@
+"""Forms of the website's account pages; accounts.services checks every rule (D6, D7).
+
+Password strength, email uniqueness and the current-password check are the services' (and
+Django's validators'); the forms only collect the fields and check that a new password was
+typed the same twice, which is a matter of the page, not of the account.
+"""
+
+from django import forms
+
+from accounts.models import UserType
+
+REGISTRABLE_TYPES = [
+    (UserType.CUSTOMER, "Customer: I am looking for a place"),
+    (UserType.OWNER, "Owner: I want to list properties"),
+]
+PASSWORDS_DIFFER = "The two passwords differ."
+
+
+def _password_field(label: str, autocomplete: str) -> forms.CharField:
+    return forms.CharField(
+        label=label,
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": autocomplete}),
+    )
+
+
+class RegisterForm(forms.Form):
+    """Sign up as a customer or an owner (user_register)."""
+
+    name = forms.CharField(
+        label="Name", max_length=200, widget=forms.TextInput(attrs={"autocomplete": "name"})
+    )
+    email = forms.EmailField(
+        label="Email", max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"})
+    )
+    phone = forms.CharField(
+        label="Phone (optional)",
+        max_length=40,
+        required=False,
+        empty_value=None,
+        widget=forms.TextInput(attrs={"autocomplete": "tel", "type": "tel"}),
+    )
+    user_type = forms.ChoiceField(
+        label="Account type",
+        choices=REGISTRABLE_TYPES,
+        initial=UserType.CUSTOMER,
+        widget=forms.RadioSelect,
+    )
+    password = _password_field("Password", "new-password")
+    password_again = _password_field("Password again", "new-password")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields[
+            "password"
+        ].help_text = "At least 8 characters, not too common, not only digits."
+
+    def clean(self):
+        data = super().clean()
+        if data.get("password") and data.get("password_again") != data["password"]:
+            self.add_error("password_again", PASSWORDS_DIFFER)
+        return data
+
+
+class LoginForm(forms.Form):
+    """Sign in with email and password (user_authenticate)."""
+
+    email = forms.EmailField(
+        label="Email", max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"})
+    )
+    password = _password_field("Password", "current-password")
+
+
+class ProfileForm(forms.Form):
+    """What a user changes about themselves: name and phone (user_update)."""
+
+    name = forms.CharField(
+        label="Name",
+        max_length=200,
+        required=False,
+        empty_value=None,
+        widget=forms.TextInput(attrs={"autocomplete": "name"}),
+    )
+    phone = forms.CharField(
+        label="Phone",
+        max_length=40,
+        required=False,
+        empty_value=None,
+        widget=forms.TextInput(attrs={"autocomplete": "tel", "type": "tel"}),
+    )
+
+
+class PasswordChangeForm(forms.Form):
+    """A new password, with the current one (user_update checks it)."""
+
+    current_password = _password_field("Current password", "current-password")
+    new_password = _password_field("New password", "new-password")
+    new_password_again = _password_field("New password again", "new-password")
+
+    def clean(self):
+        data = super().clean()
+        if data.get("new_password") and data.get("new_password_again") != data["new_password"]:
+            self.add_error("new_password_again", PASSWORDS_DIFFER)
+        return data

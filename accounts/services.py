@@ -1,0 +1,194 @@
+"""Writes on accounts: every face of the platform (API, website, admin) calls these."""
+
+import datetime
+
+from django.conf import settings
+from django.contrib.auth import authenticate
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.models import AccessToken, Admin, Customer, Owner, User, UserType
+from accounts.tokens import token_generate, token_hash
+from config.api.errors import (
+    Conflict,
+    InvalidCredentials,
+    PermissionRefused,
+    ValidationFailed,
+)
+from listings.models import Property
+from media_app.cleanup import media_files_delete_on_commit, media_files_for_deletion
+
+EMAIL_TAKEN = "An account with this email already exists."
+INVALID_CREDENTIALS = "The email or the password is wrong."
+
+
+def email_normalize(email: str) -> str:
+    """Emails are compared and stored trimmed and lower-cased (D3)."""
+    return email.strip().lower()
+
+
+def admin_profile_ensure(*, user: User) -> Admin:
+    """Give an ADMIN user its Admin record (idempotent)."""
+    admin, _created = Admin.objects.get_or_create(user=user)
+    return admin
+
+
+def role_record_ensure(*, user: User) -> None:
+    """Make sure the user has the role record of its type (Owner, Customer or Admin)."""
+    model = {UserType.OWNER: Owner, UserType.CUSTOMER: Customer, UserType.ADMIN: Admin}
+    model[user.user_type].objects.get_or_create(user=user)
+
+
+def password_check(*, password: str, user: User | None = None) -> None:
+    """Apply Django's password validators; their messages become one field error."""
+    try:
+        validate_password(password, user=user)
+    except DjangoValidationError as error:
+        raise ValidationFailed(" ".join(error.messages), field="password") from error
+
+
+@transaction.atomic
+def user_create(
+    *,
+    email: str,
+    password: str | None,
+    name: str | None = None,
+    phone: str | None = None,
+    user_type: str = UserType.CUSTOMER,
+) -> User:
+    """Create a user together with the role record its type calls for."""
+    is_admin = user_type == UserType.ADMIN
+    user = User.objects.create_user(
+        email=email_normalize(email),
+        password=password,
+        name=name,
+        phone=phone,
+        user_type=user_type,
+        is_staff=is_admin,
+        is_superuser=is_admin,
+    )
+    role_record_ensure(user=user)
+    return user
+
+
+def user_register(
+    *,
+    email: str,
+    password: str,
+    name: str | None = None,
+    phone: str | None = None,
+    user_type: str = UserType.CUSTOMER,
+) -> User:
+    """Self-service sign-up as CUSTOMER or OWNER (ADMIN is refused, D6)."""
+    if user_type == UserType.ADMIN:
+        raise PermissionRefused("Administrator accounts cannot be registered.", field="userType")
+    email = email_normalize(email)
+    password_check(password=password, user=User(email=email, name=name))
+    if User.objects.filter(email__iexact=email).exists():
+        raise Conflict(EMAIL_TAKEN, field="email")
+    try:
+        return user_create(
+            email=email, password=password, name=name, phone=phone, user_type=user_type
+        )
+    except IntegrityError as error:
+        # Another registration with this email committed between the check and the insert.
+        raise Conflict(EMAIL_TAKEN, field="email") from error
+
+
+def user_authenticate(*, email: str, password: str) -> User:
+    """The active user with these credentials; one error for unknown email and wrong password."""
+    user = authenticate(None, email=email_normalize(email), password=password)
+    if user is None:
+        raise InvalidCredentials(INVALID_CREDENTIALS)
+    return user
+
+
+def access_token_issue(*, user: User) -> tuple[str, AccessToken]:
+    """A new bearer token for the user; the clear token is returned once and never stored."""
+    token = token_generate()
+    lifetime = datetime.timedelta(seconds=settings.API_TOKEN_LIFETIME_SECONDS)
+    access_token = AccessToken.objects.create(
+        user=user, key_hash=token_hash(token), expires_at=timezone.now() + lifetime
+    )
+    return token, access_token
+
+
+def access_token_revoke(*, access_token: AccessToken) -> None:
+    """Revoke one token (log out of one client)."""
+    AccessToken.objects.filter(pk=access_token.pk).delete()
+
+
+@transaction.atomic
+def user_update(
+    *,
+    user: User,
+    by: User,
+    name: str | None = None,
+    phone: str | None = None,
+    image: str | None = None,
+    password: str | None = None,
+    current_password: str | None = None,
+    email: str | None = None,
+    user_type: str | None = None,
+    fields: set[str],
+) -> User:
+    """Change a user's profile (D7).
+
+    `fields` names the attributes the caller sent (so None can clear a nullable value).
+    The user may change name, phone, image and, with the current password, the password;
+    email and userType are changed by admins only.
+    """
+    acting_admin = by.is_admin
+    if not acting_admin and by.pk != user.pk:
+        raise PermissionRefused("You may change only your own account.")
+    if "email" in fields and email is not None and email_normalize(email) != user.email:
+        if not acting_admin:
+            raise PermissionRefused("Only administrators change an email address.", field="email")
+        email = email_normalize(email)
+        if User.objects.filter(email__iexact=email).exclude(pk=user.pk).exists():
+            raise Conflict(EMAIL_TAKEN, field="email")
+        user.email = email
+    if "user_type" in fields and user_type is not None and user_type != user.user_type:
+        if not acting_admin:
+            raise PermissionRefused("Only administrators change a user type.", field="userType")
+        user.user_type = user_type
+        user.is_staff = user.is_superuser = user_type == UserType.ADMIN
+    if "password" in fields and password is not None:
+        # An admin resetting someone else's password does not know theirs.
+        resetting_other = acting_admin and by.pk != user.pk
+        if not resetting_other and not (current_password and user.check_password(current_password)):
+            raise ValidationFailed("The current password is wrong.", field="currentPassword")
+        password_check(password=password, user=user)
+        user.set_password(password)
+    for attribute, value in (("name", name), ("phone", phone), ("image", image)):
+        if attribute in fields:
+            setattr(user, attribute, value)
+    try:
+        with transaction.atomic():
+            user.save()
+    except IntegrityError as error:
+        raise Conflict(EMAIL_TAKEN, field="email") from error
+    role_record_ensure(user=user)
+    return user
+
+
+@transaction.atomic
+def user_delete(*, user: User, by: User) -> None:
+    """Delete an account and everything that hangs on it (D14); self or an admin.
+
+    An owner's listings go with it, and their media files once the deletion commits.
+    """
+    if not by.is_admin and by.pk != user.pk:
+        raise PermissionRefused("You may delete only your own account.")
+    # The file names are read (under the listings' locks) before the rows cascade away.
+    files = media_files_for_deletion(properties=Property.objects.filter(owner__user=user))
+    user.delete()
+    media_files_delete_on_commit(files)
+
+
+def access_token_revoke_others(*, user: User, keep: AccessToken) -> int:
+    """After a password change, sign the user out of every other client."""
+    deleted, _per_model = AccessToken.objects.filter(user=user).exclude(pk=keep.pk).delete()
+    return deleted

@@ -1,0 +1,170 @@
+"""Website pages of accounts: register, log in, log out, profile and password.
+
+Sessions with CSRF (D6). Every check is accounts.services' (user_register, user_authenticate,
+user_update); sign-in and sign-up attempts count against the API's own rate limits (D13),
+with the same throttle classes and settings, so a page is no way around them.
+"""
+
+import math
+from types import SimpleNamespace
+
+from django.contrib import messages
+from django.contrib.auth import login, logout, update_session_auth_hash
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.debug import sensitive_post_parameters
+from django.views.decorators.http import require_http_methods, require_POST
+
+from accounts.forms import LoginForm, PasswordChangeForm, ProfileForm, RegisterForm
+from accounts.models import UserType
+from accounts.services import user_authenticate, user_register, user_update
+from config.api.errors import DomainError
+from config.api.throttling import (
+    LoginAddressThrottle,
+    LoginEmailThrottle,
+    RegisterAddressThrottle,
+)
+from config.website import add_domain_error, next_url
+
+TOO_MANY = "Too many attempts. Try again in {seconds} seconds."
+
+
+def _throttled_for(request: HttpRequest, throttle_classes) -> int | None:
+    """Seconds to wait when an attempt is over one of the limits, else None (and counted).
+
+    The API's throttle classes read `headers`, `META`, `user` and `data` from a DRF request;
+    a form post offers the same through this stand-in.
+    """
+    attempt = SimpleNamespace(
+        headers=request.headers, META=request.META, user=request.user, data=request.POST
+    )
+    for throttle_class in throttle_classes:
+        throttle = throttle_class()
+        if not throttle.allow_request(attempt, None):
+            return max(1, math.ceil(throttle.wait() or 1))
+    return None
+
+
+def _home_of(user) -> str:
+    return reverse("listings:owner-list") if user.user_type == UserType.OWNER else reverse("home")
+
+
+@sensitive_post_parameters("password", "password_again")
+@require_http_methods(["GET", "POST"])
+def register(request: HttpRequest) -> HttpResponse:
+    """Create a customer or owner account (user_register) and sign in."""
+    form = RegisterForm(request.POST or None)
+    status = 200
+    if request.method == "POST":
+        status = 400
+        wait = _throttled_for(request, [RegisterAddressThrottle])
+        if wait is not None:
+            form.is_valid()
+            form.add_error(None, TOO_MANY.format(seconds=wait))
+            status = 429
+        elif form.is_valid():
+            data = form.cleaned_data
+            try:
+                user = user_register(
+                    email=data["email"],
+                    password=data["password"],
+                    name=data["name"],
+                    phone=data["phone"],
+                    user_type=data["user_type"],
+                )
+            except DomainError as error:
+                add_domain_error(form, error)
+                status = error.status_code
+            else:
+                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+                messages.success(request, f"Welcome, {user.name or user.email}.")
+                return redirect(next_url(request, _home_of(user)))
+    context = {"form": form, "next": next_url(request, "")}
+    return render(request, "accounts/register.html", context, status=status)
+
+
+@sensitive_post_parameters("password")
+@require_http_methods(["GET", "POST"])
+def login_view(request: HttpRequest) -> HttpResponse:
+    """Sign in with email and password (user_authenticate), then Django's session login."""
+    form = LoginForm(request.POST or None)
+    status = 200
+    if request.method == "POST":
+        status = 400
+        wait = _throttled_for(request, [LoginAddressThrottle, LoginEmailThrottle])
+        if wait is not None:
+            form.is_valid()
+            form.add_error(None, TOO_MANY.format(seconds=wait))
+            status = 429
+        elif form.is_valid():
+            try:
+                user = user_authenticate(**form.cleaned_data)
+            except DomainError as error:
+                # One message for a wrong email and a wrong password (D5), above the form.
+                form.add_error(None, error.detail)
+                status = 401
+            else:
+                login(request, user)
+                return redirect(next_url(request, _home_of(user)))
+    context = {"form": form, "next": next_url(request, "")}
+    return render(request, "accounts/login.html", context, status=status)
+
+
+@require_POST
+def logout_view(request: HttpRequest) -> HttpResponse:
+    """End the session (POST only, so that no link or image can sign anyone out)."""
+    logout(request)
+    messages.success(request, "You are signed out.")
+    return redirect("home")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def profile(request: HttpRequest) -> HttpResponse:
+    """Change my name and phone (user_update)."""
+    user = request.user
+    form = ProfileForm(request.POST or None, initial={"name": user.name, "phone": user.phone})
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            try:
+                user_update(user=user, by=user, fields={"name", "phone"}, **form.cleaned_data)
+            except DomainError as error:
+                add_domain_error(form, error)
+                status = error.status_code
+            else:
+                messages.success(request, "Profile saved.")
+                return redirect("accounts:profile")
+    return render(request, "accounts/profile.html", {"form": form}, status=status)
+
+
+@sensitive_post_parameters("current_password", "new_password", "new_password_again")
+@login_required
+@require_http_methods(["GET", "POST"])
+def password_change(request: HttpRequest) -> HttpResponse:
+    """Change my password; the current one is required (user_update checks it)."""
+    form = PasswordChangeForm(request.POST or None)
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            try:
+                user = user_update(
+                    user=request.user,
+                    by=request.user,
+                    password=form.cleaned_data["new_password"],
+                    current_password=form.cleaned_data["current_password"],
+                    fields={"password"},
+                )
+            except DomainError as error:
+                add_domain_error(form, error, {"password": "new_password"})
+                status = error.status_code
+            else:
+                # Keeps this session signed in; the user's other sessions end.
+                update_session_auth_hash(request, user)
+                messages.success(request, "Password changed.")
+                return redirect("accounts:profile")
+    return render(request, "accounts/password.html", {"form": form}, status=status)

@@ -1,0 +1,345 @@
+"""Writes on appointments: booking and every status move (decisions D7, D10, D12).
+
+Each change that concerns the other party creates their in-app notification in the same
+transaction, and each records its appointment.* event (D12) there too, so a rolled-back
+change notifies nobody and emits nothing.
+"""
+
+import datetime
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.models import Admin, Owner, User, UserType
+from accounts.services import admin_profile_ensure
+from appointments.api.serializers import AppointmentSerializer
+from appointments.models import (
+    MAX_DURATION_MINUTES,
+    MIN_DURATION_MINUTES,
+    Appointment,
+    AppointmentStatus,
+)
+from appointments.rules import APPOINTMENT_MOVES, CUSTOMER, OWNER, RESCHEDULABLE, RESCHEDULERS
+from config.api.errors import Conflict, InvalidTransition, PermissionRefused, ValidationFailed
+from listings.models import Property, PropertyStatus
+from notifications.events import event_record, representation
+from notifications.models import EventType, NotificationStatus
+from notifications.services import notification_send
+
+OVERLAP = "The listing already has a visit at that time."
+
+
+def _is_admin(user: User) -> bool:
+    return user.is_authenticated and user.user_type == UserType.ADMIN
+
+
+def _acting_admin(by: User) -> Admin | None:
+    """The Admin record of an administrator who books or changes a visit: they are involved."""
+    return admin_profile_ensure(user=by) if _is_admin(by) else None
+
+
+def appointment_role(*, appointment: Appointment, user: User) -> str | None:
+    """The part `user` plays in the appointment: customer, owner, or None (admins: None)."""
+    if appointment.user_id == user.pk:
+        return CUSTOMER
+    if appointment.owner.user_id == user.pk:
+        return OWNER
+    return None
+
+
+def _ends_at(date: datetime.datetime, duration: int) -> datetime.datetime:
+    try:
+        return date + datetime.timedelta(minutes=duration)
+    except OverflowError:
+        # A visit that would end after 9999-12-31T23:59:59.999999Z cannot be stored.
+        raise ValidationFailed("A visit must end by the end of year 9999.", field="date") from None
+
+
+def _check_slot(*, date: datetime.datetime, duration: int) -> None:
+    if date <= timezone.now():
+        raise ValidationFailed("A visit must be in the future.", field="date")
+    if not MIN_DURATION_MINUTES <= duration <= MAX_DURATION_MINUTES:
+        raise ValidationFailed(
+            f"A visit lasts {MIN_DURATION_MINUTES} to {MAX_DURATION_MINUTES} minutes.",
+            field="duration",
+        )
+
+
+def _check_no_overlap(
+    *, property: Property, date: datetime.datetime, ends_at: datetime.datetime, exclude=None
+) -> None:
+    # The database's exclusion constraint is the guard on PostgreSQL; this check gives the
+    # same answer first, and is the guard on SQLite, whose writers run one at a time.
+    overlapping = Appointment.objects.filter(
+        property=property, date__lt=ends_at, ends_at__gt=date
+    ).exclude(status=AppointmentStatus.CANCELLED)
+    if exclude is not None:
+        overlapping = overlapping.exclude(pk=exclude.pk)
+    if overlapping.exists():
+        raise Conflict(OVERLAP, field="date")
+
+
+def _save(appointment: Appointment, **save_options) -> Appointment:
+    try:
+        with transaction.atomic():
+            appointment.save(**save_options)
+    except IntegrityError as error:
+        # Two requests for the same slot at once: PostgreSQL's exclusion constraint refused one.
+        raise Conflict(OVERLAP, field="date") from error
+    return appointment
+
+
+def _notify(*, user: User, appointment: Appointment, title: str, message: str) -> None:
+    notification_send(
+        user=user,
+        property=appointment.property,
+        status=NotificationStatus.INFO,
+        title=title,
+        message=message,
+    )
+
+
+def _notify_other_parties(*, appointment: Appointment, by: User, title: str, message: str) -> None:
+    """Tell the customer and the owner, except whoever made the change."""
+    for user in (appointment.user, appointment.owner.user):
+        if user.pk != by.pk:
+            _notify(user=user, appointment=appointment, title=title, message=message)
+
+
+def _record_event(event_type: str, appointment: Appointment) -> None:
+    """Record an appointment.* event (D12) with the appointment as the API shows it.
+
+    The listing owner's webhooks and the customer's receive it (and admins').
+    """
+    event_record(
+        type=event_type,
+        payload=representation(AppointmentSerializer, appointment),
+        listing_id=appointment.property_id,
+        owner_user_id=appointment.owner.user_id,
+        participant_id=appointment.user_id,
+    )
+
+
+def _when(appointment: Appointment) -> str:
+    return f"{appointment.date:%Y-%m-%d %H:%M} UTC"
+
+
+@transaction.atomic
+def appointment_book(
+    *,
+    by: User,
+    property: Property,
+    date: datetime.datetime,
+    duration: int,
+    customer: User | None = None,
+    owner: Owner | None = None,
+    notes: str | None = None,
+) -> Appointment:
+    """Request a visit of an AVAILABLE listing (D10); its owner is notified.
+
+    The customer is the caller (admins may book for anyone); owners cannot book their own
+    listing. `owner`, when given, must be the listing's owner.
+    """
+    customer = customer or by
+    if customer.pk != by.pk and not _is_admin(by):
+        raise PermissionRefused("You may book visits only for yourself.", field="userId")
+    listing = (
+        # The rows locked are the ones locked before the owner's user joined the query.
+        Property.objects.select_for_update(of=("self", "owner"))
+        .select_related("owner__user")
+        .get(pk=property.pk)
+    )
+    if listing.owner.user_id == customer.pk:
+        raise PermissionRefused("You cannot book a visit of your own listing.", field="propertyId")
+    if owner is not None and owner.pk != listing.owner_id:
+        raise ValidationFailed("ownerId must be the listing's owner.", field="ownerId")
+    if listing.status != PropertyStatus.AVAILABLE:
+        raise Conflict("Only AVAILABLE listings can be visited.", field="propertyId")
+    _check_slot(date=date, duration=duration)
+    ends_at = _ends_at(date, duration)
+    _check_no_overlap(property=listing, date=date, ends_at=ends_at)
+    appointment = _save(
+        Appointment(
+            property=listing,
+            user=customer,
+            owner=listing.owner,
+            date=date,
+            duration=duration,
+            ends_at=ends_at,
+            notes=notes,
+            admin=_acting_admin(by),
+        )
+    )
+    _notify(
+        user=listing.owner.user,
+        appointment=appointment,
+        title="New visit request",
+        message=f"{customer.name or customer.email} asked to visit “{listing.title}” "
+        f"on {_when(appointment)}.",
+    )
+    _record_event(EventType.APPOINTMENT_CREATED, appointment)
+    return appointment
+
+
+def _lock(appointment: Appointment) -> Appointment:
+    return (
+        Appointment.objects.select_for_update(of=("self", "owner", "property", "user"))
+        .select_related("owner__user", "property", "user")
+        .get(pk=appointment.pk)
+    )
+
+
+def _move(*, appointment: Appointment, by: User, status: str) -> Appointment | None:
+    """Check a status move against D10; None when it is a no-op (already there)."""
+    if status == appointment.status:
+        return None
+    allowed = APPOINTMENT_MOVES[appointment.status]
+    if status not in allowed:
+        allowed_text = ", ".join(allowed) if allowed else "none (it is final)"
+        raise InvalidTransition(
+            f"An appointment cannot move from {appointment.status} to {status}. "
+            f"Allowed next statuses: {allowed_text}.",
+            field="status",
+        )
+    role = appointment_role(appointment=appointment, user=by)
+    if not _is_admin(by) and role not in allowed[status]:
+        raise PermissionRefused(
+            f"Only the {' or the '.join(sorted(allowed[status]))} may move this visit to {status}.",
+            field="status",
+        )
+    appointment.status = status
+    return appointment
+
+
+def _require_party(*, appointment: Appointment, by: User) -> None:
+    if not _is_admin(by) and appointment_role(appointment=appointment, user=by) is None:
+        raise PermissionRefused("Only the customer and the owner may change this visit.")
+
+
+@transaction.atomic
+def appointment_confirm(*, appointment: Appointment, by: User) -> Appointment:
+    """The owner accepts a PENDING visit; the customer is notified."""
+    return _change_status(appointment=appointment, by=by, status=AppointmentStatus.CONFIRMED)
+
+
+@transaction.atomic
+def appointment_cancel(*, appointment: Appointment, by: User) -> Appointment:
+    """The customer or the owner cancels a PENDING or CONFIRMED visit; the record is kept."""
+    return _change_status(appointment=appointment, by=by, status=AppointmentStatus.CANCELLED)
+
+
+@transaction.atomic
+def appointment_complete(*, appointment: Appointment, by: User) -> Appointment:
+    """The owner marks a CONFIRMED visit as done."""
+    return _change_status(appointment=appointment, by=by, status=AppointmentStatus.COMPLETED)
+
+
+# The event each status move records (D12).
+STATUS_EVENTS = {
+    AppointmentStatus.CONFIRMED: EventType.APPOINTMENT_CONFIRMED,
+    AppointmentStatus.CANCELLED: EventType.APPOINTMENT_CANCELLED,
+    AppointmentStatus.COMPLETED: EventType.APPOINTMENT_COMPLETED,
+}
+
+STATUS_MESSAGES = {
+    AppointmentStatus.CONFIRMED: (
+        "Visit confirmed",
+        "Your visit of “{title}” on {when} is confirmed.",
+    ),
+    AppointmentStatus.CANCELLED: (
+        "Visit cancelled",
+        "The visit of “{title}” on {when} was cancelled.",
+    ),
+    AppointmentStatus.COMPLETED: (
+        "Visit completed",
+        "The visit of “{title}” on {when} took place.",
+    ),
+}
+
+
+def _change_status(*, appointment: Appointment, by: User, status: str) -> Appointment:
+    _require_party(appointment=appointment, by=by)
+    locked = _lock(appointment)
+    moved = _move(appointment=locked, by=by, status=status)
+    if moved is None:
+        return locked
+    moved.admin = _acting_admin(by) or moved.admin
+    _save(moved, update_fields=["status", "admin", "updated_at"])
+    if status in STATUS_MESSAGES:
+        title, message = STATUS_MESSAGES[status]
+        _notify_other_parties(
+            appointment=moved,
+            by=by,
+            title=title,
+            message=message.format(title=moved.property.title, when=_when(moved)),
+        )
+    _record_event(STATUS_EVENTS[status], moved)
+    return moved
+
+
+@transaction.atomic
+def appointment_reschedule(
+    *,
+    appointment: Appointment,
+    by: User,
+    date: datetime.datetime | None = None,
+    duration: int | None = None,
+) -> Appointment:
+    """Move a PENDING or CONFIRMED visit to a new time; it goes back to PENDING (D10)."""
+    _require_party(appointment=appointment, by=by)
+    locked = _lock(appointment)
+    new_date = date if date is not None else locked.date
+    new_duration = duration if duration is not None else locked.duration
+    if new_date == locked.date and new_duration == locked.duration:
+        return locked
+    if locked.status not in RESCHEDULABLE:
+        raise InvalidTransition(f"A {locked.status} visit cannot be rescheduled.", field="date")
+    role = appointment_role(appointment=locked, user=by)
+    if not _is_admin(by) and role not in RESCHEDULERS:
+        raise PermissionRefused("Only the customer and the owner may reschedule.", field="date")
+    _check_slot(date=new_date, duration=new_duration)
+    ends_at = _ends_at(new_date, new_duration)
+    _check_no_overlap(property=locked.property, date=new_date, ends_at=ends_at, exclude=locked)
+    locked.date, locked.duration, locked.ends_at = new_date, new_duration, ends_at
+    locked.status = AppointmentStatus.PENDING
+    locked.admin = _acting_admin(by) or locked.admin
+    _save(locked)
+    _notify_other_parties(
+        appointment=locked,
+        by=by,
+        title="Visit rescheduled",
+        message=f"The visit of “{locked.property.title}” moved to {_when(locked)}.",
+    )
+    _record_event(EventType.APPOINTMENT_RESCHEDULED, locked)
+    return locked
+
+
+@transaction.atomic
+def appointment_update(
+    *,
+    appointment: Appointment,
+    by: User,
+    status: str | None = None,
+    date: datetime.datetime | None = None,
+    duration: int | None = None,
+    notes: str | None = None,
+    fields: set[str],
+) -> Appointment:
+    """PATCH /appointments/:id: notes, a reschedule, then a status move, all or nothing.
+
+    The reschedule comes first, so `{date, status: CONFIRMED}` from the owner moves the visit
+    and confirms it at its new time, as the interface's example shows.
+    """
+    _require_party(appointment=appointment, by=by)
+    if "notes" in fields:
+        locked = _lock(appointment)
+        locked.notes = notes
+        locked.save(update_fields=["notes", "updated_at"])
+        appointment = locked
+    if date is not None or duration is not None:
+        appointment = appointment_reschedule(
+            appointment=appointment, by=by, date=date, duration=duration
+        )
+    if status is not None:
+        appointment = _change_status(appointment=appointment, by=by, status=status)
+    return appointment

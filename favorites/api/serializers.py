@@ -1,0 +1,49 @@
+"""Shapes of the favorites endpoints. Field names are snake_case here, camelCase on the wire."""
+
+from rest_framework import serializers
+
+from favorites.models import Favorite
+from listings.api.serializers import DecimalNumberField, ImageSummarySerializer
+from listings.models import Property, PropertyStatus, TransactionType
+
+
+class FavoritePropertySerializer(serializers.Serializer):
+    """The saved listing: id, title, price, transactionType, status, photos [{id, url}]."""
+
+    id = serializers.CharField()
+    title = serializers.CharField()
+    price = DecimalNumberField(max_digits=14, decimal_places=2)
+    transaction_type = serializers.ChoiceField(choices=TransactionType.choices)
+    status = serializers.ChoiceField(choices=PropertyStatus.choices)
+    images = ImageSummarySerializer(many=True)
+
+
+class FavoriteSerializer(serializers.ModelSerializer):
+    """A favorite: `{id, createdAt, userId, property}` (list items and the POST answer)."""
+
+    user_id = serializers.CharField(read_only=True)
+    property = FavoritePropertySerializer(read_only=True)
+
+    class Meta:
+        model = Favorite
+        fields = ["id", "created_at", "user_id", "property"]
+        read_only_fields = fields
+
+
+class FavoriteCreateSerializer(serializers.Serializer):
+    """Body of POST /favorites: a listing the caller can see; userId defaults to the caller."""
+
+    property_id = serializers.PrimaryKeyRelatedField(queryset=Property.objects.none())
+    user_id = serializers.CharField(max_length=25, required=False)
+
+    def __init__(self, *args, properties=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if properties is not None:
+            self.fields["property_id"].queryset = properties
+
+
+class FavoriteRemoveQuerySerializer(serializers.Serializer):
+    """Query of DELETE /favorites: propertyId (required) and userId (defaults to the caller)."""
+
+    property_id = serializers.CharField(max_length=25)
+    user_id = serializers.CharField(max_length=25, required=False)

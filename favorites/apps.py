@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class FavoritesConfig(AppConfig):
+    name = "favorites"
+    verbose_name = "Favorites"

@@ -1,0 +1,51 @@
+"""Reads of favorites: whose favorites a viewer may list (D7) and how items load, in one place."""
+
+from django.db.models import Prefetch, QuerySet
+
+from accounts.models import User
+from config.api.errors import PermissionRefused
+from config.api.permissions import is_admin
+from favorites.models import Favorite
+from listings.selectors import property_visible_to
+from media_app.models import Image
+
+NEWEST_FIRST = ("-created_at", "-id")
+
+
+def favorite_visible_to(*, viewer: User) -> QuerySet[Favorite]:
+    """Favorites the viewer may see and remove: their own, every one for an admin."""
+    favorites = Favorite.objects.all()
+    if is_admin(viewer):
+        return favorites
+    if not viewer.is_authenticated:
+        return favorites.none()
+    return favorites.filter(user_id=viewer.pk)
+
+
+def favorite_loading(favorites: QuerySet[Favorite]) -> QuerySet[Favorite]:
+    """What an item shows: the listing (one join) and its photos in gallery order (one query)."""
+    photos = Image.objects.order_by("position", "created_at", "id")
+    # thumbnails: the website's favorites page shows the cover's 400 px copy.
+    photos = photos.only("id", "file", "thumbnails", "property_id")
+    columns = ("id", "created_at", "user_id")
+    listing_columns = ("id", "title", "price", "transaction_type", "status")
+    return (
+        favorites.select_related("property")
+        .only(*columns, *(f"property__{name}" for name in listing_columns))
+        .prefetch_related(Prefetch("property__images", queryset=photos))
+    )
+
+
+def favorite_list(*, viewer: User, user_id: str | None = None) -> QuerySet[Favorite]:
+    """One user's favorites, newest first: the viewer's own unless `user_id` names someone else.
+
+    Naming another user is for admins; anyone else gets 403 (D7). Favorites of listings the
+    viewer can no longer see (someone else's PENDING or SUSPENDED listing) are left out.
+    """
+    user_id = user_id or viewer.pk
+    if user_id != viewer.pk and not is_admin(viewer):
+        raise PermissionRefused("You may list only your own favorites.", field="userId")
+    favorites = Favorite.objects.filter(
+        user_id=user_id, property__in=property_visible_to(viewer=viewer)
+    )
+    return favorite_loading(favorites).order_by(*NEWEST_FIRST)

@@ -1,0 +1,285 @@
+"""Shapes of the listings endpoints."""
+
+from decimal import ROUND_HALF_UP, Decimal
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from accounts.models import Owner
+from config.api.json_types import JSONTypedSerializer
+from listings.models import (
+    COUNT_FIELDS,
+    KIND_FIELDS,
+    KIND_MODELS,
+    Property,
+    PropertyCategory,
+    PropertyStatus,
+    PropertyType,
+    TransactionType,
+)
+from media_app.files import absolute_media_url
+
+
+class CategorySerializer(JSONTypedSerializer, serializers.ModelSerializer):
+    """A property category: id, name, description (D15)."""
+
+    name = serializers.CharField(max_length=100)
+    description = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+
+    class Meta:
+        model = PropertyCategory
+        fields = ["id", "name", "description"]
+        read_only_fields = ["id"]
+
+
+# --- Properties -------------------------------------------------------------------------
+
+# Text columns of type-specific records that hold one of a fixed set of values (D9).
+CHOICE_FIELDS = ("land_type", "type_of_activity")
+
+RECORD_KEYS: dict[str, str] = {
+    PropertyType.HOUSE: "house",
+    PropertyType.APARTMENT: "apartment",
+    PropertyType.LAND: "land",
+    PropertyType.OFFICE: "office",
+    PropertyType.COMMERCIAL: "commercial",
+    PropertyType.HOTEL: "hotels",
+    PropertyType.DEVELOPMENT: "development",
+}
+
+
+def _record_serializer_class(kind: str) -> type[serializers.ModelSerializer]:
+    """The serializer of one kind of type-specific record: id, propertyId and its own fields."""
+    model = KIND_MODELS[kind]
+    own_fields = list(KIND_FIELDS[kind])
+    extra = {field: {"required": True, "allow_null": False} for field in own_fields}
+    for field in own_fields:
+        if field in COUNT_FIELDS:
+            extra[field]["min_value"] = 0
+            extra[field]["max_value"] = 1_000_000
+        if field in CHOICE_FIELDS:
+            # The model column is blank=True (other kinds leave it empty), but a kind that
+            # uses it needs one of its values: "" would only fail the database's check.
+            extra[field]["allow_blank"] = False
+    meta = type(
+        "Meta",
+        (),
+        {
+            "model": model,
+            "fields": ["id", "property_id", *own_fields],
+            "read_only_fields": ["id", "property_id"],
+            "extra_kwargs": extra,
+        },
+    )
+    name = f"{model.__name__}Serializer"
+    attributes = {
+        "Meta": meta,
+        "__module__": __name__,
+        "property_id": serializers.CharField(read_only=True),
+    }
+    return type(name, (JSONTypedSerializer, serializers.ModelSerializer), attributes)
+
+
+RECORD_SERIALIZERS: dict[str, type[serializers.ModelSerializer]] = {
+    kind: _record_serializer_class(kind) for kind in PropertyType.values
+}
+
+
+class DecimalNumberField(serializers.DecimalField):
+    """An exact decimal in the database, a JSON number on the wire (D3).
+
+    Input is rounded half-up to the field's decimal places (1234.567 -> 1234.57), since JSON
+    numbers from clients often carry binary floating-point noise; the digit limit still holds.
+
+    The bounds (min_value, and max_value, which defaults to the largest value the digits
+    hold) apply to the value as sent, before rounding, as the schema's minimum and maximum
+    say: 9999999999.999 is over an area's 9999999999.99 even though it would round to 10^10,
+    and -0.001 is under a price's 0 even though it would round to 0.
+    """
+
+    def __init__(self, *, max_digits: int, decimal_places: int, **kwargs):
+        kwargs.setdefault("coerce_to_string", False)
+        kwargs.setdefault("rounding", ROUND_HALF_UP)
+        unit = Decimal(1).scaleb(-decimal_places)
+        kwargs.setdefault("max_value", Decimal(10) ** (max_digits - decimal_places) - unit)
+        super().__init__(max_digits=max_digits, decimal_places=decimal_places, **kwargs)
+
+    def validate_precision(self, value: Decimal) -> Decimal:
+        if value.is_finite():
+            if self.max_value is not None and value > self.max_value:
+                self.fail("max_value", max_value=self.max_value)
+            if self.min_value is not None and value < self.min_value:
+                self.fail("min_value", min_value=self.min_value)
+            value = value.quantize(Decimal(1).scaleb(-self.decimal_places), rounding=self.rounding)
+        return super().validate_precision(value)
+
+
+class ImageSummarySerializer(serializers.Serializer):
+    """A photo in a list item: id and absolute url."""
+
+    id = serializers.CharField()
+    url = serializers.SerializerMethodField()
+
+    def get_url(self, image) -> str:
+        return absolute_media_url(self.context.get("request"), image.file)
+
+
+class ImageDetailSerializer(ImageSummarySerializer):
+    """A photo in the detail: id, url, title and description (which repeats the title, D9)."""
+
+    title = serializers.CharField(allow_null=True)
+    description = serializers.CharField(source="title", allow_null=True)
+
+
+class VideoSummarySerializer(ImageSummarySerializer):
+    title = serializers.CharField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+class PropertySerializer(serializers.ModelSerializer):
+    """The common fields of a listing, plus its derived `type` (POST and PATCH answers)."""
+
+    price = DecimalNumberField(max_digits=14, decimal_places=2)
+    area = DecimalNumberField(max_digits=12, decimal_places=2)
+    type = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Property
+        fields = [
+            "id",
+            "title",
+            "description",
+            "price",
+            "latitude",
+            "longitude",
+            "transaction_type",
+            "municipality",
+            "address",
+            "area",
+            "status",
+            "owner_id",
+            "category_id",
+            "created_at",
+            "updated_at",
+            "type",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field(serializers.ChoiceField(choices=PropertyType.choices, allow_null=True))
+    def get_type(self, listing: Property) -> str | None:
+        return listing.type
+
+
+def _record_field(kind: str):
+    """A read-only field holding the listing's record under its key when it is of this kind."""
+
+    @extend_schema_field(RECORD_SERIALIZERS[kind](allow_null=True))
+    def method(self, listing: Property):
+        record = getattr(listing, "type_record", None) if listing.type == kind else None
+        return RECORD_SERIALIZERS[kind](record).data if record is not None else None
+
+    return method
+
+
+class _WithRecords(serializers.Serializer):
+    """Adds the seven type-specific keys; the one of the listing's kind holds its record."""
+
+    house = serializers.SerializerMethodField()
+    apartment = serializers.SerializerMethodField()
+    land = serializers.SerializerMethodField()
+    office = serializers.SerializerMethodField()
+    commercial = serializers.SerializerMethodField()
+    hotels = serializers.SerializerMethodField()
+    development = serializers.SerializerMethodField()
+
+    get_house = _record_field(PropertyType.HOUSE)
+    get_apartment = _record_field(PropertyType.APARTMENT)
+    get_land = _record_field(PropertyType.LAND)
+    get_office = _record_field(PropertyType.OFFICE)
+    get_commercial = _record_field(PropertyType.COMMERCIAL)
+    get_hotels = _record_field(PropertyType.HOTEL)
+    get_development = _record_field(PropertyType.DEVELOPMENT)
+
+
+RECORD_FIELD_NAMES = list(RECORD_KEYS.values())
+
+
+class PropertyListItemSerializer(PropertySerializer, _WithRecords):
+    """A listing in GET /properties: common fields, type, photos [{id, url}], the record."""
+
+    images = ImageSummarySerializer(many=True, read_only=True)
+
+    class Meta(PropertySerializer.Meta):
+        fields = [*PropertySerializer.Meta.fields, "images", *RECORD_FIELD_NAMES]
+        read_only_fields = fields
+
+
+class CategorySummarySerializer(serializers.Serializer):
+    id = serializers.CharField()
+    name = serializers.CharField()
+    description = serializers.CharField()
+
+
+class OwnerUserSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    name = serializers.CharField(allow_null=True)
+    email = serializers.EmailField()
+    phone = serializers.CharField(allow_null=True)
+
+
+class PropertyOwnerSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    user = OwnerUserSerializer()
+
+
+class PropertyDetailSerializer(PropertySerializer, _WithRecords):
+    """GET /properties/:id: the listing with its category, owner, photos, videos and record."""
+
+    property_category = CategorySummarySerializer(source="category", read_only=True)
+    owner = PropertyOwnerSerializer(read_only=True)
+    images = ImageDetailSerializer(many=True, read_only=True)
+    videos = VideoSummarySerializer(many=True, read_only=True)
+
+    class Meta(PropertySerializer.Meta):
+        fields = [
+            *PropertySerializer.Meta.fields,
+            "property_category",
+            "owner",
+            "images",
+            "videos",
+            *RECORD_FIELD_NAMES,
+        ]
+        read_only_fields = fields
+
+
+class PropertyWriteSerializer(JSONTypedSerializer):
+    """Body of POST /properties (all required) and PATCH /properties/:id (any subset)."""
+
+    title = serializers.CharField(min_length=1, max_length=200)
+    description = serializers.CharField(min_length=1, max_length=10_000)
+    price = DecimalNumberField(max_digits=14, decimal_places=2, min_value=Decimal(0))
+    latitude = serializers.FloatField(min_value=-90, max_value=90)
+    longitude = serializers.FloatField(min_value=-180, max_value=180)
+    transaction_type = serializers.ChoiceField(choices=TransactionType.choices)
+    municipality = serializers.CharField(min_length=1, max_length=120)
+    address = serializers.CharField(min_length=1, max_length=300)
+    area = DecimalNumberField(max_digits=12, decimal_places=2, min_value=Decimal("0.01"))
+    category_id = serializers.PrimaryKeyRelatedField(queryset=PropertyCategory.objects.all())
+    owner_id = serializers.PrimaryKeyRelatedField(queryset=Owner.objects.all(), required=False)
+
+
+class PropertyPatchSerializer(PropertyWriteSerializer):
+    """PATCH also takes `status`, moved by the state machine of D10."""
+
+    status = serializers.ChoiceField(choices=PropertyStatus.choices, required=False)
+
+
+class TypeRecordCreateSerializer(JSONTypedSerializer):
+    """`propertyId` of a POST to /houses, /apartments, ...; the listing must be visible."""
+
+    property_id = serializers.PrimaryKeyRelatedField(queryset=Property.objects.none())
+
+    def __init__(self, *args, properties=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if properties is not None:
+            self.fields["property_id"].queryset = properties

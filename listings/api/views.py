@@ -1,0 +1,259 @@
+"""The listings endpoints."""
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
+from rest_framework import serializers, status, viewsets
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+
+from config.api.pagination import PropertyPagination
+from config.api.permissions import IsOwnerUser, ReadOnlyOrAdmin
+from listings import selectors, services
+from listings.api.serializers import (
+    RECORD_SERIALIZERS,
+    CategorySerializer,
+    PropertyDetailSerializer,
+    PropertyListItemSerializer,
+    PropertyPatchSerializer,
+    PropertySerializer,
+    PropertyWriteSerializer,
+    TypeRecordCreateSerializer,
+)
+from listings.filters import PropertyFilter
+from listings.models import KIND_MODELS, PropertyCategory, PropertyType
+
+
+@extend_schema_view(
+    list=extend_schema(summary="All categories, by name"),
+    retrieve=extend_schema(summary="A category"),
+    create=extend_schema(summary="Create a category (administrators)"),
+    partial_update=extend_schema(summary="Change a category (administrators)"),
+    destroy=extend_schema(summary="Delete an unused category (administrators)"),
+)
+class CategoryViewSet(viewsets.GenericViewSet):
+    """Property categories (decisions D15): everyone reads, admins write."""
+
+    serializer_class = CategorySerializer
+    permission_classes = [ReadOnlyOrAdmin]
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+
+    def get_queryset(self):
+        return PropertyCategory.objects.order_by("name", "id")
+
+    def get_object(self) -> PropertyCategory:
+        return get_object_or_404(self.get_queryset(), pk=self.kwargs["pk"])
+
+    def list(self, request):
+        return Response(CategorySerializer(self.get_queryset(), many=True).data)
+
+    def retrieve(self, request, pk=None):
+        return Response(CategorySerializer(self.get_object()).data)
+
+    def create(self, request):
+        serializer = CategorySerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        category = services.category_create(**serializer.validated_data)
+        return Response(CategorySerializer(category).data, status=status.HTTP_201_CREATED)
+
+    def partial_update(self, request, pk=None):
+        category = self.get_object()
+        serializer = CategorySerializer(category, data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        category = services.category_update(category=category, **serializer.validated_data)
+        return Response(CategorySerializer(category).data)
+
+    def destroy(self, request, pk=None):
+        services.category_delete(category=self.get_object())
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# --- Properties -------------------------------------------------------------------------
+
+
+def _require_manager(listing, user) -> None:
+    """Refuse before reading the body: who may not change a listing learns no validation rules."""
+    if not services.property_is_managed_by(property=listing, user=user):
+        raise PermissionDenied("Only the listing's owner may change it.")
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="Search listings",
+        parameters=[OpenApiParameter("type", enum=PropertyType.values)],
+    ),
+    retrieve=extend_schema(summary="A listing with its category, owner, photos, videos, record"),
+    create=extend_schema(
+        summary="Create a listing (step 1; it starts PENDING)",
+        request=PropertyWriteSerializer,
+        responses={201: PropertySerializer},
+    ),
+    partial_update=extend_schema(
+        summary="Change a listing's fields and/or move its status",
+        request=PropertyPatchSerializer,
+        responses={200: PropertySerializer},
+    ),
+    destroy=extend_schema(summary="Delete a listing and everything on it"),
+)
+class PropertyViewSet(viewsets.GenericViewSet):
+    """Listings (interface: Properties; decisions D7 to D10)."""
+
+    serializer_class = PropertyListItemSerializer
+    pagination_class = PropertyPagination
+    filterset_class = PropertyFilter
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+
+    def get_permissions(self):
+        if self.action in ("list", "retrieve"):
+            return []
+        if self.action == "create":
+            return [IsOwnerUser()]
+        return [IsAuthenticated()]
+
+    def get_queryset(self):
+        return selectors.property_visible_to(viewer=self.request.user)
+
+    def get_object(self):
+        listings = self.get_queryset()
+        if self.action == "retrieve":
+            listings = selectors.property_detail_loading(listings)
+        else:
+            listings = listings.select_related("owner", "type_record")
+        return get_object_or_404(listings, pk=self.kwargs["pk"])
+
+    def _detail(self, listing, *, response_status=status.HTTP_200_OK) -> Response:
+        body = PropertySerializer(listing, context=self.get_serializer_context()).data
+        return Response(body, status=response_status)
+
+    def list(self, request):
+        listings = self.filter_queryset(self.get_queryset())
+        page = self.paginate_queryset(selectors.property_list_loading(listings))
+        body = PropertyListItemSerializer(page, many=True, context=self.get_serializer_context())
+        return self.get_paginated_response(body.data)
+
+    def retrieve(self, request, pk=None):
+        listing = self.get_object()
+        context = self.get_serializer_context()
+        return Response(PropertyDetailSerializer(listing, context=context).data)
+
+    def create(self, request):
+        serializer = PropertyWriteSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        listing = services.property_create(
+            by=request.user,
+            category=data.pop("category_id"),
+            owner=data.pop("owner_id", None),
+            **data,
+        )
+        return self._detail(listing, response_status=status.HTTP_201_CREATED)
+
+    def partial_update(self, request, pk=None):
+        listing = self.get_object()
+        _require_manager(listing, request.user)
+        serializer = PropertyPatchSerializer(data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        listing = services.property_update(
+            property=listing,
+            by=request.user,
+            category=data.pop("category_id", None),
+            owner=data.pop("owner_id", None),
+            status=data.pop("status", None),
+            changes=data,
+        )
+        return self._detail(listing)
+
+    def destroy(self, request, pk=None):
+        services.property_delete(property=self.get_object(), by=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TypeRecordViewSet(viewsets.GenericViewSet):
+    """POST, GET /:id, PATCH /:id, DELETE /:id of one kind of type-specific record (D9)."""
+
+    kind: str = ""
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+
+    def get_serializer_class(self):
+        return RECORD_SERIALIZERS[self.kind]
+
+    def get_permissions(self):
+        return [] if self.action == "retrieve" else [IsAuthenticated()]
+
+    def get_queryset(self):
+        return selectors.type_record_visible_to(viewer=self.request.user, kind=self.kind)
+
+    def get_object(self):
+        return get_object_or_404(self.get_queryset(), pk=self.kwargs["pk"])
+
+    def retrieve(self, request, pk=None):
+        return Response(self.get_serializer(self.get_object()).data)
+
+    def create(self, request):
+        target = TypeRecordCreateSerializer(
+            data=request.data,
+            properties=selectors.property_visible_to(viewer=request.user).select_related("owner"),
+        )
+        values = self.get_serializer(data=request.data)
+        target_valid, values_valid = target.is_valid(), values.is_valid()
+        if not (target_valid and values_valid):
+            raise ValidationError({**target.errors, **values.errors})
+        record = services.type_record_create(
+            property=target.validated_data["property_id"],
+            by=request.user,
+            kind=self.kind,
+            values=dict(values.validated_data),
+        )
+        return Response(self.get_serializer(record).data, status=status.HTTP_201_CREATED)
+
+    def partial_update(self, request, pk=None):
+        record = self.get_object()
+        _require_manager(record.property, request.user)
+        serializer = self.get_serializer(record, data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        record = services.type_record_update(
+            record=record, by=request.user, values=dict(serializer.validated_data)
+        )
+        return Response(self.get_serializer(record).data)
+
+    def destroy(self, request, pk=None):
+        services.type_record_delete(record=self.get_object(), by=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def _type_record_viewset(kind: str) -> type[TypeRecordViewSet]:
+    """A TypeRecordViewSet for one kind, documented with that kind's serializer."""
+    serializer = RECORD_SERIALIZERS[kind]
+    label = PropertyType(kind).label.lower()
+    create_request = inline_serializer(
+        name=f"{KIND_MODELS[kind].__name__}CreateRequest",
+        fields={
+            "property_id": serializers.CharField(),
+            **{
+                name: field
+                for name, field in serializer().get_fields().items()
+                if name not in ("id", "property_id")
+            },
+        },
+    )
+    documented = extend_schema_view(
+        create=extend_schema(
+            summary=f"Add the {label} record of a listing (step 2)",
+            request=create_request,
+            responses={201: serializer},
+        ),
+        retrieve=extend_schema(summary=f"A {label} record"),
+        partial_update=extend_schema(summary=f"Change a {label} record"),
+        destroy=extend_schema(summary=f"Delete a {label} record"),
+    )
+    name = f"{KIND_MODELS[kind].__name__}ViewSet"
+    return documented(type(name, (TypeRecordViewSet,), {"kind": kind, "__module__": __name__}))
+
+
+TYPE_RECORD_VIEWSETS = {kind: _type_record_viewset(kind) for kind in PropertyType.values}

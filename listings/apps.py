@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ListingsConfig(AppConfig):
+    name = "listings"
+    verbose_name = "Listings"

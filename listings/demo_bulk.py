@@ -1,0 +1,530 @@
+"""Bulk listings for benchmarks: `manage.py seed_demo --properties N`.
+
+Generates N listings of all seven kinds with their type-specific records and Image
+rows, spread over many municipalities and the last two years, and writes them
+without the ORM: PostgreSQL receives them through COPY, streamed batch by batch;
+SQLite through executemany. The Image rows point at a small shared pool of
+generated photos under demo/pool/ in the default storage, so N listings do not
+mean N times K files.
+"""
+
+import datetime
+import itertools
+import math
+import multiprocessing
+import os
+import random
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import closing, contextmanager, nullcontext
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from django.contrib.auth.hashers import make_password
+from django.core.files.base import ContentFile
+from django.core.files.storage import Storage, default_storage
+from django.db import connection, models, transaction
+from django.utils import timezone
+from PIL import Image as PillowImage
+from tqdm import tqdm
+
+from accounts.models import Owner, User, UserType
+from config.ids import new_id
+from listings.demo import ensure_categories
+from listings.demo_data import (
+    DEFAULT_SEED,
+    KIND_CATEGORY,
+    KIND_WEIGHTS,
+    KINDS,
+    MUNICIPALITIES,
+    MUNICIPALITY_WEIGHTS,
+    demo_random,
+    listing_description,
+    listing_title,
+    pick_address,
+    pick_area,
+    pick_person_name,
+    pick_phone,
+    pick_point,
+    pick_price,
+    pick_status,
+    pick_transaction,
+    record_row,
+    record_values,
+)
+from listings.demo_photos import CONTENT_TYPE, render_photo
+from listings.demo_workers import BulkPlan, PoolPhoto, generate_batch, start_worker
+from listings.models import RECORD_FIELDS, Property, PropertyType, TypeSpecificRecord
+from media_app.models import Image
+
+DEFAULT_BATCH_SIZE = 10_000
+DEFAULT_IMAGES_PER_PROPERTY = 3
+DEFAULT_WORKERS = os.cpu_count() or 1
+# From this many listings on, PostgreSQL runs set the secondary indexes and the foreign keys
+# of the bulk tables aside during the load, and restore them after it.
+SET_ASIDE_THRESHOLD = 50_000
+# Batches generated ahead per worker: enough to keep the workers busy while the database
+# takes a batch, few enough that memory stays flat when the database is the slower side.
+BATCHES_AHEAD_PER_WORKER = 2
+LISTINGS_PER_OWNER = 200
+POOL_SIZE = 24
+POOL_FOLDER = "demo/pool"
+BULK_OWNER_PREFIX = "bulk-owner-"
+BULK_OWNER_DOMAIN = "example.com"
+LISTING_AGE = datetime.timedelta(days=730)
+POOL_PHOTO_TITLES = ("Front view", "Street view", "Surroundings", "Evening view", "Aerial view")
+
+PROPERTY_FIELDS = (
+    "id",
+    "created_at",
+    "updated_at",
+    "title",
+    "description",
+    "price",
+    "latitude",
+    "longitude",
+    "transaction_type",
+    "municipality",
+    "address",
+    "area",
+    "status",
+    "owner",
+    "category",
+)
+RECORD_TABLE_FIELDS = ("id", "property", "kind", *RECORD_FIELDS, "created_at", "updated_at")
+IMAGE_FIELDS = (
+    "id",
+    "property",
+    "file",
+    "title",
+    "position",
+    "width",
+    "height",
+    "content_type",
+    "thumbnails",
+    "created_at",
+)
+
+
+def _columns(*, model: type[models.Model], fields: Sequence[str]) -> tuple[str, ...]:
+    """Database column names of these model fields (a foreign key `owner` is `owner_id`)."""
+    return tuple(model._meta.get_field(name).column for name in fields)
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """Where a batch of rows goes: the table and its columns, in row order."""
+
+    name: str
+    columns: tuple[str, ...]
+
+
+PROPERTY_TABLE = Table(Property._meta.db_table, _columns(model=Property, fields=PROPERTY_FIELDS))
+RECORD_TABLE = Table(
+    TypeSpecificRecord._meta.db_table,
+    _columns(model=TypeSpecificRecord, fields=RECORD_TABLE_FIELDS),
+)
+IMAGE_TABLE = Table(Image._meta.db_table, _columns(model=Image, fields=IMAGE_FIELDS))
+
+
+@dataclass(slots=True)
+class Batch:
+    """Rows of one batch, one list per table, in the column order of the Table constants."""
+
+    properties: list[tuple[Any, ...]] = field(default_factory=list)
+    records: list[tuple[Any, ...]] = field(default_factory=list)
+    images: list[tuple[Any, ...]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class BulkResult:
+    """How many rows the bulk run added."""
+
+    properties: int
+    records: int
+    images: int
+    owners: int
+
+
+class RowWriter(Protocol):
+    """Writes a list of rows to a table; one implementation per database."""
+
+    def write(self, *, table: Table, rows: list[tuple[Any, ...]]) -> None: ...
+
+
+class PostgresCopyWriter:
+    """Streams rows with COPY ... FROM STDIN: one statement per table and batch, no ORM."""
+
+    def __init__(self, *, cursor: Any):
+        # Django's CursorWrapper hides psycopg's copy(); its `cursor` is the psycopg cursor.
+        self.cursor = cursor.cursor
+
+    def write(self, *, table: Table, rows: list[tuple[Any, ...]]) -> None:
+        """Send the rows in COPY's text format; psycopg's C formatter escapes every value."""
+        from psycopg import sql
+
+        statement = sql.SQL("COPY {} ({}) FROM STDIN").format(
+            sql.Identifier(table.name), sql.SQL(", ").join(map(sql.Identifier, table.columns))
+        )
+        with self.cursor.copy(statement) as copy:
+            write_row = copy.write_row
+            for row in rows:
+                write_row(row)
+
+
+# Plain secondary indexes of the bulk tables: neither a primary key nor unique nor backing a
+# constraint (foreign keys point at primary keys, which therefore stay).
+SECONDARY_INDEXES_QUERY = """
+    SELECT index_class.relname, pg_get_indexdef(pg_index.indexrelid)
+    FROM pg_index
+    JOIN pg_class AS index_class ON index_class.oid = pg_index.indexrelid
+    WHERE pg_index.indrelid = ANY(%s::regclass[])
+      AND NOT pg_index.indisprimary
+      AND NOT pg_index.indisunique
+      AND NOT EXISTS (
+          SELECT 1 FROM pg_constraint WHERE pg_constraint.conindid = pg_index.indexrelid
+      )
+    ORDER BY index_class.relname
+"""
+# Foreign keys declared on the bulk tables (those pointing at them from other tables stay).
+FOREIGN_KEYS_QUERY = """
+    SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid)
+    FROM pg_constraint
+    WHERE contype = 'f' AND conrelid = ANY(%s::regclass[])
+    ORDER BY conrelid::regclass::text, conname
+"""
+# Memory for each index build after the load; the session default (64 MB) spills to disk.
+INDEX_BUILD_MEMORY = "512MB"
+
+
+@dataclass(frozen=True, slots=True)
+class DeferredStructures:
+    """What a load set aside: indexes to build and foreign keys to add back afterwards."""
+
+    indexes: int
+    foreign_keys: int
+
+
+@contextmanager
+def indexes_and_foreign_keys_set_aside(
+    *, cursor: Any, tables: Sequence[Table]
+) -> Iterator[DeferredStructures]:
+    """Drop the secondary indexes and foreign keys of `tables`; restore them on exit.
+
+    PostgreSQL's advice in "Populating a Database": one sorted build per index is far
+    cheaper than inserting every row into each of them (20 indexes, 6 of them Django's
+    `_like` copies of varchar keys), and adding a foreign key back checks every row
+    with one join instead of one query per row (Django's are deferred to the commit,
+    and would cost about a minute per million listings there). Primary keys and unique
+    constraints stay: they keep guarding the load. All of it happens in the caller's
+    transaction, so a failure restores every index and key with the rest; the tables
+    stay locked (ACCESS EXCLUSIVE) until the commit.
+    """
+    quote = connection.ops.quote_name
+    # Rows written earlier in this transaction (the bulk owners) have deferred checks still
+    # pending, and PostgreSQL alters no table that has some (dropping a foreign key alters
+    # the table it points at too): run them now, and every later check at once.
+    cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    names = [[table.name for table in tables]]
+    cursor.execute(SECONDARY_INDEXES_QUERY, names)
+    indexes = cursor.fetchall()
+    cursor.execute(FOREIGN_KEYS_QUERY, names)
+    foreign_keys = cursor.fetchall()
+    for table, name, _definition in foreign_keys:
+        cursor.execute(f"ALTER TABLE {quote(table)} DROP CONSTRAINT {quote(name)}")
+    for name, _definition in indexes:
+        cursor.execute(f"DROP INDEX {quote(name)}")
+    yield DeferredStructures(indexes=len(indexes), foreign_keys=len(foreign_keys))
+    cursor.execute(f"SET LOCAL maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")
+    for _name, definition in indexes:
+        cursor.execute(definition)
+    for table, name, definition in foreign_keys:
+        cursor.execute(f"ALTER TABLE {quote(table)} ADD CONSTRAINT {quote(name)} {definition}")
+
+
+class ExecuteManyWriter:
+    """The fallback for SQLite (and any other database): one executemany per table and batch."""
+
+    def __init__(self, *, cursor: Any):
+        self.cursor = cursor
+        self.statements: dict[str, str] = {}
+
+    def write(self, *, table: Table, rows: list[tuple[Any, ...]]) -> None:
+        """Insert the rows with one prepared INSERT, repeated by the database driver."""
+        statement = self.statements.get(table.name)
+        if statement is None:
+            quote = connection.ops.quote_name
+            columns = ", ".join(quote(column) for column in table.columns)
+            placeholders = ", ".join(["%s"] * len(table.columns))
+            # Names come from the models' meta, never from input: nothing to inject.
+            statement = f"INSERT INTO {quote(table.name)} ({columns}) VALUES ({placeholders})"  # noqa: S608
+            self.statements[table.name] = statement
+        self.cursor.executemany(statement, rows)
+
+
+def datetime_formatter() -> Callable[[datetime.datetime], Any]:
+    """How this database receives a timestamp outside the ORM.
+
+    psycopg sends aware datetimes itself; Django stores them in SQLite as naive UTC
+    text, and raw rows must match so that ordering by date compares like with like.
+    """
+    if connection.vendor == "postgresql":
+        return lambda moment: moment
+    return connection.ops.adapt_datetimefield_value
+
+
+def ensure_photo_pool(*, storage: Storage = default_storage) -> dict[str, list[PoolPhoto]]:
+    """The shared photos by kind, generated into demo/pool/ the first time only."""
+    pool: dict[str, list[PoolPhoto]] = {kind: [] for kind in KINDS}
+    for index in range(POOL_SIZE):
+        kind = KINDS[index % len(KINDS)]
+        name = f"{POOL_FOLDER}/{index:02d}-{kind}.jpg"
+        if storage.exists(name):
+            with storage.open(name) as handle, PillowImage.open(handle) as picture:
+                width, height = picture.size
+        else:
+            photo = render_photo(
+                kind=kind,
+                label=f"{PropertyType(kind).label} · demo photo {index + 1}",
+                variant=index,
+            )
+            # The storage may pick another name if one appeared meanwhile; keep the one it used.
+            name = storage.save(name, ContentFile(photo.content))
+            width, height = photo.width, photo.height
+        pool[kind].append(PoolPhoto(name=name, kind=kind, width=width, height=height))
+    return pool
+
+
+def create_bulk_owners(*, count: int, rng: random.Random) -> list[str]:
+    """Create `count` owner users (with their Owner records) in bulk; return the Owner ids."""
+    taken = set(
+        User.objects.filter(email__startswith=BULK_OWNER_PREFIX).values_list("email", flat=True)
+    )
+    emails: list[str] = []
+    number = len(taken)
+    while len(emails) < count:
+        number += 1
+        email = f"{BULK_OWNER_PREFIX}{number:06d}@{BULK_OWNER_DOMAIN}"
+        if email not in taken:
+            emails.append(email)
+    # Bulk owners cannot sign in: make_password(None) is Django's unusable password.
+    users = [
+        User(
+            email=email,
+            name=pick_person_name(rng=rng),
+            phone=pick_phone(rng=rng),
+            user_type=UserType.OWNER,
+            password=make_password(None),
+        )
+        for email in emails
+    ]
+    User.objects.bulk_create(users, batch_size=1_000)
+    owners = [Owner(user=user) for user in users]
+    Owner.objects.bulk_create(owners, batch_size=1_000)
+    return [owner.id for owner in owners]
+
+
+class BulkListingGenerator:
+    """Makes the rows of bulk listings, batch by batch.
+
+    Each batch has its own random generator, seeded from the run's seed and the batch
+    number, so the data is the same whichever process generates which batch.
+    """
+
+    def __init__(self, *, plan: BulkPlan):
+        self.plan = plan
+        self.format_datetime = datetime_formatter()
+        self.age_seconds = LISTING_AGE.total_seconds()
+
+    def batch(self, *, number: int, size: int) -> Batch:
+        """The rows of `size` listings: properties, their records and their images."""
+        rng = demo_random(seed=self.plan.seed * 1_000_003 + number)
+        batch = Batch()
+        for _ in range(size):
+            self._add_listing(batch=batch, rng=rng)
+        return batch
+
+    def _add_listing(self, *, batch: Batch, rng: random.Random) -> None:
+        plan = self.plan
+        kind = rng.choices(KINDS, weights=KIND_WEIGHTS)[0]
+        town = rng.choices(MUNICIPALITIES, weights=MUNICIPALITY_WEIGHTS)[0]
+        transaction_type = pick_transaction(rng=rng, kind=kind)
+        area = pick_area(rng=rng, kind=kind)
+        values = record_values(rng=rng, kind=kind, area=area)
+        latitude, longitude = pick_point(rng=rng, town=town)
+        created_at = self.format_datetime(
+            plan.now - datetime.timedelta(seconds=rng.random() * self.age_seconds)
+        )
+        property_id = new_id()
+        batch.properties.append(
+            (
+                property_id,
+                created_at,
+                created_at,
+                listing_title(rng=rng, kind=kind, town=town, values=values, area=area),
+                listing_description(
+                    rng=rng,
+                    kind=kind,
+                    town=town,
+                    values=values,
+                    area=area,
+                    transaction_type=transaction_type,
+                ),
+                pick_price(
+                    rng=rng, kind=kind, transaction_type=transaction_type, area=area, town=town
+                ),
+                latitude,
+                longitude,
+                transaction_type,
+                town.name,
+                pick_address(rng=rng, kind=kind, values=values),
+                area,
+                pick_status(rng=rng, transaction_type=transaction_type),
+                rng.choice(plan.owner_ids),
+                plan.category_ids[KIND_CATEGORY[kind]],
+            )
+        )
+        batch.records.append(
+            (
+                new_id(),
+                property_id,
+                kind,
+                *record_row(kind=kind, values=values),
+                created_at,
+                created_at,
+            )
+        )
+        photos = plan.pool[kind]
+        first = rng.randrange(len(photos))
+        for position in range(plan.images_per_property):
+            photo = photos[(first + position) % len(photos)]
+            batch.images.append(
+                (
+                    new_id(),
+                    property_id,
+                    photo.name,
+                    POOL_PHOTO_TITLES[position % len(POOL_PHOTO_TITLES)],
+                    position,
+                    photo.width,
+                    photo.height,
+                    CONTENT_TYPE,
+                    "{}",
+                    created_at,
+                )
+            )
+
+
+def generated_batches(
+    *, plan: BulkPlan, tasks: list[tuple[int, int]], workers: int
+) -> Iterator[Batch]:
+    """The batches in order, generated by `workers` processes (in this one if 0 or 1).
+
+    Generating a listing costs far more than the database takes to store it, mostly
+    in config.ids.new_id (five cuid2 ids per listing with three images), so the
+    generation is spread over the CPUs while this process streams to the database.
+    """
+    if workers <= 1 or len(tasks) < 2:
+        generator = BulkListingGenerator(plan=plan)
+        for number, size in tasks:
+            yield generator.batch(number=number, size=size)
+        return
+    # spawn, not fork: this process holds a database connection and a pool's threads.
+    context = multiprocessing.get_context("spawn")
+    executor = ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=start_worker, initargs=(plan,)
+    )
+    try:
+        remaining = iter(tasks)
+        pending: deque[Future[Batch]] = deque(
+            executor.submit(generate_batch, task)
+            for task in itertools.islice(remaining, workers * BATCHES_AHEAD_PER_WORKER)
+        )
+        while pending:
+            batch = pending.popleft().result()
+            for task in itertools.islice(remaining, 1):
+                pending.append(executor.submit(generate_batch, task))
+            yield batch
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+
+
+def batch_tasks(*, total: int, size: int) -> list[tuple[int, int]]:
+    """(number, size) of the successive batches: `size` each, the rest in the last one."""
+    return [
+        (number, min(size, total - start)) for number, start in enumerate(range(0, total, size))
+    ]
+
+
+def _ignore(message: str) -> None:
+    """The default of `bulk_seed(notify=...)`: stay quiet."""
+
+
+@transaction.atomic
+def bulk_seed(
+    *,
+    count: int,
+    images_per_property: int = DEFAULT_IMAGES_PER_PROPERTY,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    workers: int = DEFAULT_WORKERS,
+    set_aside_indexes: bool | None = None,
+    seed: int = DEFAULT_SEED,
+    progress: bool = True,
+    notify: Callable[[str], None] = _ignore,
+) -> BulkResult:
+    """Add `count` listings with records and images, in one transaction, as fast as possible.
+
+    `set_aside_indexes` (PostgreSQL only) drops the secondary indexes and the foreign keys
+    of the three tables for the load and restores them at the end (see
+    indexes_and_foreign_keys_set_aside); None decides by size (SET_ASIDE_THRESHOLD).
+    """
+    started = timezone.now()
+    rng = demo_random(seed=seed)
+    categories = ensure_categories()
+    plan = BulkPlan(
+        seed=seed,
+        owner_ids=create_bulk_owners(count=max(1, math.ceil(count / LISTINGS_PER_OWNER)), rng=rng),
+        category_ids={name: category.id for name, category in categories.items()},
+        pool=ensure_photo_pool(),
+        images_per_property=images_per_property,
+        now=started,
+    )
+    batches = generated_batches(
+        plan=plan, tasks=batch_tasks(total=count, size=batch_size), workers=workers
+    )
+    postgresql = connection.vendor == "postgresql"
+    if set_aside_indexes is None:
+        set_aside_indexes = count >= SET_ASIDE_THRESHOLD
+    with closing(batches), connection.cursor() as cursor:
+        writer: RowWriter = (
+            PostgresCopyWriter(cursor=cursor) if postgresql else ExecuteManyWriter(cursor=cursor)
+        )
+        set_aside = (
+            indexes_and_foreign_keys_set_aside(
+                cursor=cursor, tables=(PROPERTY_TABLE, RECORD_TABLE, IMAGE_TABLE)
+            )
+            if postgresql and set_aside_indexes
+            else nullcontext(None)
+        )
+        with set_aside as deferred:
+            if deferred:
+                notify(
+                    f"Set aside {deferred.indexes} secondary indexes and "
+                    f"{deferred.foreign_keys} foreign keys for the load."
+                )
+            with tqdm(total=count, unit=" listings", disable=not progress, smoothing=0.05) as bar:
+                for batch in batches:
+                    # Parents first, for the foreign keys checked when they are not set aside.
+                    writer.write(table=PROPERTY_TABLE, rows=batch.properties)
+                    writer.write(table=RECORD_TABLE, rows=batch.records)
+                    writer.write(table=IMAGE_TABLE, rows=batch.images)
+                    bar.update(len(batch.properties))
+            if deferred:
+                notify("Building the indexes and checking the foreign keys...")
+        notify("Committing...")
+    return BulkResult(
+        properties=count,
+        records=count,
+        images=count * images_per_property,
+        owners=len(plan.owner_ids),
+    )

@@ -1,0 +1,77 @@
+"""Worker processes of the bulk generator, and the plain data they are started with.
+
+A worker is spawned as a fresh interpreter that unpickles its arguments before
+running any code: this module and the classes of those arguments must therefore
+import nothing that needs Django's app registry. The worker sets Django up, then
+generates batches of rows for the parent process to write.
+"""
+
+import datetime
+import os
+import signal
+import threading
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import django
+
+if TYPE_CHECKING:
+    from listings.demo_bulk import Batch, BulkListingGenerator
+
+
+@dataclass(frozen=True, slots=True)
+class PoolPhoto:
+    """A shared photo file in the default storage that many bulk Image rows point at."""
+
+    name: str
+    kind: str
+    width: int
+    height: int
+
+
+@dataclass(frozen=True, slots=True)
+class BulkPlan:
+    """Everything a generator needs to make the rows of any batch of a bulk run."""
+
+    seed: int
+    owner_ids: list[str]
+    category_ids: dict[str, str]
+    pool: dict[str, list[PoolPhoto]]
+    images_per_property: int
+    now: datetime.datetime
+
+
+# The generator of this worker process, built once by start_worker.
+_generator: "BulkListingGenerator | None" = None
+PARENT_CHECK_SECONDS = 1.0
+
+
+def _exit_with_parent(parent_id: int) -> None:
+    """Stop this worker when its parent is gone (killed), instead of idling forever."""
+    while True:
+        time.sleep(PARENT_CHECK_SECONDS)
+        if os.getppid() != parent_id:
+            os._exit(1)
+
+
+def start_worker(plan: BulkPlan) -> None:
+    """Initializer of a worker process: set Django up, then build the generator."""
+    global _generator
+    # Ctrl+C reaches every process of the terminal's group: the parent handles it, stops
+    # handing out batches and shuts the workers down; they must not die mid-batch first.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+    django.setup()
+    # Imported only now: the module defines models' rows and needs the app registry.
+    from listings.demo_bulk import BulkListingGenerator
+
+    _generator = BulkListingGenerator(plan=plan)
+
+
+def generate_batch(task: tuple[int, int]) -> "Batch":
+    """Generate the batch `task` = (number, size) in this worker process."""
+    if _generator is None:
+        raise RuntimeError("start_worker did not run in this process")
+    number, size = task
+    return _generator.batch(number=number, size=size)

@@ -1,0 +1,179 @@
+"""Forms of the website's listing pages.
+
+The search form is PropertyFilter's own form (the API's filters and parameter names); here it
+only gets readable labels. The listing forms are model forms, so their checks are the model's
+fields and constraints; the writes go through listings.services.
+"""
+
+from decimal import Decimal
+
+from django import forms
+
+from listings.filters import PropertyFilter
+from listings.models import (
+    KIND_FIELDS,
+    Property,
+    PropertyCategory,
+    PropertyType,
+    TransactionType,
+    TypeSpecificRecord,
+)
+
+# Labels of the search form, in the order the form shows them; the names are the API's.
+SEARCH_LABELS = {
+    "q": "Keywords",
+    "type": "Type",
+    "transactionType": "Sale or rent",
+    "municipality": "Municipality",
+    "minPrice": "Minimum price",
+    "maxPrice": "Maximum price",
+    "minArea": "Minimum area (m²)",
+    "maxArea": "Maximum area (m²)",
+    "minBedrooms": "Minimum bedrooms",
+    "sort": "Sort by",
+}
+# Parameters the form does not show but keeps when it is sent again (set by the map or a link).
+SEARCH_KEPT = ("bbox", "lat", "lng", "radiusKm", "categoryId", "ownerId", "status")
+SORT_LABELS = {
+    "-createdAt": "Newest first",
+    "createdAt": "Oldest first",
+    "price": "Price, lowest first",
+    "-price": "Price, highest first",
+    "area": "Area, smallest first",
+    "-area": "Area, largest first",
+}
+TRANSACTION_LABELS = {TransactionType.SALE: "For sale", TransactionType.RENT: "For rent"}
+
+
+def search_filterset(data, *, queryset) -> PropertyFilter:
+    """PropertyFilter bound to the page's query string, with the website's labels."""
+    filterset = PropertyFilter(data, queryset=queryset)
+    form = filterset.form
+    for name, label in SEARCH_LABELS.items():
+        form.fields[name].label = label
+    # django-filter's choice fields put their `empty_label` first themselves.
+    for name, empty_label, choices in (
+        ("type", "Any type", PropertyType.choices),
+        ("transactionType", "Sale or rent", list(TRANSACTION_LABELS.items())),
+        ("sort", "Best match", list(SORT_LABELS.items())),
+    ):
+        form.fields[name].empty_label = empty_label
+        form.fields[name].choices = choices
+    for name in ("minPrice", "maxPrice", "minArea", "maxArea", "minBedrooms"):
+        form.fields[name].widget.attrs.update({"inputmode": "numeric", "min": "0"})
+    form.fields["q"].widget.attrs["type"] = "search"
+    return filterset
+
+
+def search_fields(form: forms.Form) -> list[forms.BoundField]:
+    """The visible fields of the search form, in SEARCH_LABELS order."""
+    return [form[name] for name in SEARCH_LABELS]
+
+
+def search_kept_values(form: forms.Form) -> list[tuple[str, str]]:
+    """(name, value) of the hidden parameters the query string carries."""
+    return [(name, form.data[name]) for name in SEARCH_KEPT if form.data.get(name)]
+
+
+def _number(step: str) -> forms.NumberInput:
+    return forms.NumberInput(attrs={"step": step})
+
+
+class PropertyForm(forms.ModelForm):
+    """Step 1 of a listing, and its edit form: the fields every kind of property shares."""
+
+    category = forms.ModelChoiceField(
+        queryset=PropertyCategory.objects.order_by("name", "id"), empty_label="Choose a category"
+    )
+    # The ranges of D3, held by the model's check constraints; stated on the fields (like the
+    # API's serializer does) so that a person reads "at most 90" rather than a constraint name.
+    price = forms.DecimalField(
+        label="Price", max_digits=14, decimal_places=2, min_value=0, widget=_number("0.01")
+    )
+    area = forms.DecimalField(
+        label="Area (m²)",
+        max_digits=12,
+        decimal_places=2,
+        min_value=Decimal("0.01"),
+        widget=_number("0.01"),
+    )
+    latitude = forms.FloatField(
+        label="Latitude",
+        min_value=-90,
+        max_value=90,
+        widget=_number("any"),
+        help_text="Decimal degrees, -90 to 90.",
+    )
+    longitude = forms.FloatField(
+        label="Longitude",
+        min_value=-180,
+        max_value=180,
+        widget=_number("any"),
+        help_text="Decimal degrees, -180 to 180.",
+    )
+
+    class Meta:
+        model = Property
+        fields = [
+            "title",
+            "description",
+            "category",
+            "transaction_type",
+            "price",
+            "area",
+            "municipality",
+            "address",
+            "latitude",
+            "longitude",
+        ]
+        labels = {"transaction_type": "Sale or rent"}
+        widgets = {
+            "description": forms.Textarea(attrs={"rows": 6}),
+            "transaction_type": forms.RadioSelect,
+        }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Radio buttons: no empty "Select an option" choice for a required field.
+        self.fields["transaction_type"].choices = list(TRANSACTION_LABELS.items())
+
+    def changes(self) -> dict:
+        """The common fields as property_update takes them (the category goes separately)."""
+        return {name: value for name, value in self.cleaned_data.items() if name != "category"}
+
+
+# "True"/"False" as str() writes them, so that a saved record's facts show as selected.
+YES_NO = [("True", "Yes"), ("False", "No")]
+
+
+def _record_field(model_field, **kwargs) -> forms.Field:
+    """Every fact of a kind is required (D9); a yes/no fact is a pair of radio buttons."""
+    if model_field.get_internal_type() == "BooleanField":
+        return forms.TypedChoiceField(
+            label=str(model_field.verbose_name).capitalize(),
+            choices=YES_NO,
+            coerce=lambda value: value == "True",
+            widget=forms.RadioSelect,
+        )
+    field = model_field.formfield(**kwargs)
+    field.required = True
+    field.label = str(model_field.verbose_name).capitalize()
+    if isinstance(field, forms.TypedChoiceField):
+        # Required: the empty "---------" choice would only lead to an error.
+        field.choices = [choice for choice in field.choices if choice[0] != ""]
+    return field
+
+
+def type_record_form_class(kind: str) -> type[forms.ModelForm]:
+    """Step 2 of a listing: the form of one kind, with exactly the facts KIND_FIELDS names."""
+    return forms.modelform_factory(
+        TypeSpecificRecord, fields=list(KIND_FIELDS[kind]), formfield_callback=_record_field
+    )
+
+
+class KindForm(forms.Form):
+    """Step 2 starts by choosing which kind of property the listing is."""
+
+    kind = forms.ChoiceField(
+        label="What kind of property is it?", choices=PropertyType.choices, widget=forms.RadioSelect
+    )

@@ -1,0 +1,394 @@
+"""Listings: categories, properties and their type-specific records."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Length, Lower
+from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
+
+from accounts.models import Owner
+from config.models import IdField, TimestampedModel
+
+
+class TransactionType(models.TextChoices):
+    RENT = "RENT", "Rent"
+    SALE = "SALE", "Sale"
+
+
+class PropertyStatus(models.TextChoices):
+    AVAILABLE = "AVAILABLE", "Available"
+    SOLD = "SOLD", "Sold"
+    RENTED = "RENTED", "Rented"
+    PENDING = "PENDING", "Pending"
+    SUSPENDED = "SUSPENDED", "Suspended"
+
+
+class PropertyType(models.TextChoices):
+    """The kind of a type-specific record, and so of its property (decisions D9)."""
+
+    HOUSE = "house", "House"
+    APARTMENT = "apartment", "Apartment"
+    LAND = "land", "Land"
+    OFFICE = "office", "Office"
+    COMMERCIAL = "commercial", "Commercial premises"
+    HOTEL = "hotel", "Hotel"
+    DEVELOPMENT = "development", "Development project"
+
+
+class LandType(models.TextChoices):
+    BUILDABLE = "BUILDABLE", "Buildable"
+    AGRICULTURAL = "AGRICULTURAL", "Agricultural"
+    FOREST = "FOREST", "Forest"
+    INDUSTRIAL = "INDUSTRIAL", "Industrial"
+    RECREATIONAL = "RECREATIONAL", "Recreational"
+    OTHER = "OTHER", "Other"
+
+
+class ActivityType(models.TextChoices):
+    RESIDENTIAL = "RESIDENTIAL", "Residential"
+    COMMERCIAL = "COMMERCIAL", "Commercial"
+    RETAIL = "RETAIL", "Retail"
+    OFFICE = "OFFICE", "Office"
+    INDUSTRIAL = "INDUSTRIAL", "Industrial"
+    HOSPITALITY = "HOSPITALITY", "Hospitality"
+    MIXED_USE = "MIXED_USE", "Mixed use"
+    OTHER = "OTHER", "Other"
+
+
+class PropertyCategory(TimestampedModel):
+    """A category a listing is filed under (decisions D15); in use, it cannot be deleted."""
+
+    name = models.CharField(max_length=100, unique=True)
+    description = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["name", "id"]
+        verbose_name_plural = "property categories"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _length_between(field: str, low: int, high: int) -> models.Q:
+    # SQLite does not enforce VARCHAR lengths, so the bound is a check on both databases.
+    return Q(GreaterThanOrEqual(Length(field), low)) & Q(LessThanOrEqual(Length(field), high))
+
+
+class Property(TimestampedModel):
+    """A listing for sale or rent with the fields every kind of property shares.
+
+    Its kind-specific facts live in one TypeSpecificRecord (reverse one-to-one
+    `type_record`), added in the second step of creation.
+    """
+
+    title = models.CharField(max_length=200)
+    description = models.TextField(max_length=10_000)
+    price = models.DecimalField(max_digits=14, decimal_places=2)
+    latitude = models.FloatField()
+    longitude = models.FloatField()
+    transaction_type = models.CharField(max_length=4, choices=TransactionType.choices)
+    municipality = models.CharField(max_length=120)
+    address = models.CharField(max_length=300)
+    area = models.DecimalField(max_digits=12, decimal_places=2)
+    status = models.CharField(
+        max_length=9, choices=PropertyStatus.choices, default=PropertyStatus.PENDING
+    )
+    owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="properties")
+    category = models.ForeignKey(
+        PropertyCategory, on_delete=models.PROTECT, related_name="properties"
+    )
+
+    class Meta:
+        verbose_name_plural = "properties"
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(latitude__gte=-90, latitude__lte=90),
+                name="listings_property_latitude_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(longitude__gte=-180, longitude__lte=180),
+                name="listings_property_longitude_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(price__gte=0), name="listings_property_price_non_negative"
+            ),
+            models.CheckConstraint(condition=Q(area__gt=0), name="listings_property_area_positive"),
+            models.CheckConstraint(
+                condition=Q(transaction_type__in=TransactionType.values),
+                name="listings_property_transaction_type_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=PropertyStatus.values),
+                name="listings_property_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=_length_between("title", 1, 200), name="listings_property_title_length"
+            ),
+            models.CheckConstraint(
+                condition=_length_between("description", 1, 10_000),
+                name="listings_property_description_length",
+            ),
+            models.CheckConstraint(
+                condition=_length_between("municipality", 1, 120),
+                name="listings_property_municipality_length",
+            ),
+            models.CheckConstraint(
+                condition=_length_between("address", 1, 300),
+                name="listings_property_address_length",
+            ),
+        ]
+        indexes = [
+            # Default order of GET /properties, and the same order within a status.
+            models.Index(fields=["-created_at", "-id"], name="listings_prop_created_idx"),
+            models.Index(fields=["status", "-created_at", "-id"], name="listings_prop_status_idx"),
+            models.Index(
+                "status",
+                "transaction_type",
+                "price",
+                name="listings_prop_price_idx",
+            ),
+            models.Index(Lower("municipality"), "status", name="listings_prop_municipality_idx"),
+            models.Index(fields=["latitude", "longitude"], name="listings_prop_lat_lng_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def type(self) -> str | None:
+        """The kind derived from the type-specific record; None before step 2 (D9)."""
+        try:
+            return self.type_record.kind
+        except TypeSpecificRecord.DoesNotExist:
+            return None
+
+
+class ModerationLog(models.Model):
+    """One status change of a listing: who made it, when, from which status to which, and why.
+
+    Written by listings.services.property_change_status in the transaction of the change, so
+    every move is logged whoever made it (API, website, admin). The actor's email is copied
+    at write time: the row keeps saying who acted after that user is deleted (actor NULL).
+    """
+
+    id = IdField()
+    property = models.ForeignKey(Property, on_delete=models.CASCADE, related_name="moderation_logs")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="moderation_logs",
+    )
+    actor_email = models.EmailField(max_length=254, blank=True, default="")
+    from_status = models.CharField(max_length=9, choices=PropertyStatus.choices)
+    to_status = models.CharField(max_length=9, choices=PropertyStatus.choices)
+    reason = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(from_status__in=PropertyStatus.values),
+                name="listings_moderation_from_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(to_status__in=PropertyStatus.values),
+                name="listings_moderation_to_valid",
+            ),
+        ]
+        indexes = [
+            # A listing's history, newest first, on its admin page.
+            models.Index(fields=["property", "-created_at"], name="listings_moderation_prop_idx")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.from_status} to {self.to_status} of {self.property_id}"
+
+
+# Which columns of TypeSpecificRecord each kind uses; all of them are required for it.
+KIND_FIELDS: dict[str, tuple[str, ...]] = {
+    PropertyType.HOUSE: ("rooms", "bedrooms", "bathrooms", "swimming_pool", "parking_space"),
+    PropertyType.APARTMENT: (
+        "rooms",
+        "bedrooms",
+        "bathrooms",
+        "parking_space",
+        "swimming_pool",
+        "floors",
+        "balcony",
+        "elevator",
+    ),
+    PropertyType.LAND: ("serviced", "land_type"),
+    PropertyType.OFFICE: ("floors", "parking_space", "elevators", "type_of_activity"),
+    PropertyType.COMMERCIAL: ("floors", "elevators", "parking_space", "type_of_activity"),
+    PropertyType.HOTEL: ("rooms", "floors", "parking_space", "swimming_pool"),
+    PropertyType.DEVELOPMENT: ("number_of_units", "type_of_activity"),
+}
+RECORD_FIELDS: tuple[str, ...] = tuple(
+    dict.fromkeys(field for fields in KIND_FIELDS.values() for field in fields)
+)
+COUNT_FIELDS = ("rooms", "bedrooms", "bathrooms", "floors", "number_of_units")
+
+
+def _kind_shape(kind: str) -> models.Q:
+    """A row of this kind fills exactly the columns the kind uses."""
+    own = KIND_FIELDS[kind]
+    filled = {f"{field}__isnull": False for field in own}
+    empty = {f"{field}__isnull": True for field in RECORD_FIELDS if field not in own}
+    return ~Q(kind=kind) | Q(**filled, **empty)
+
+
+class TypeSpecificRecord(models.Model):
+    """The type-specific facts of a property: house, apartment, land, office, ...
+
+    One table for the seven kinds, so that "at most one type-specific record per
+    property, of any kind" (D9) is a single unique constraint the database holds,
+    and a list page reaches every kind through one join. Each kind is a proxy model
+    below (House, Apartment, ...) whose columns are fixed by a check constraint.
+    """
+
+    id = IdField()
+    property = models.OneToOneField(Property, on_delete=models.CASCADE, related_name="type_record")
+    kind = models.CharField(max_length=11, choices=PropertyType.choices, db_index=True)
+    rooms = models.PositiveIntegerField(null=True, blank=True)
+    bedrooms = models.PositiveIntegerField(null=True, blank=True)
+    bathrooms = models.PositiveIntegerField(null=True, blank=True)
+    floors = models.PositiveIntegerField(null=True, blank=True)
+    number_of_units = models.PositiveIntegerField(null=True, blank=True)
+    swimming_pool = models.BooleanField(null=True, blank=True)
+    parking_space = models.BooleanField(null=True, blank=True)
+    balcony = models.BooleanField(null=True, blank=True)
+    elevator = models.BooleanField(null=True, blank=True)
+    elevators = models.BooleanField(null=True, blank=True)
+    serviced = models.BooleanField(null=True, blank=True)
+    land_type = models.CharField(max_length=12, choices=LandType.choices, null=True, blank=True)
+    type_of_activity = models.CharField(
+        max_length=11, choices=ActivityType.choices, null=True, blank=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "listings_type_specific_record"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind__in=PropertyType.values), name="listings_record_kind_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(land_type__isnull=True) | Q(land_type__in=LandType.values),
+                name="listings_record_land_type_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(type_of_activity__isnull=True)
+                | Q(type_of_activity__in=ActivityType.values),
+                name="listings_record_activity_valid",
+            ),
+            *(
+                models.CheckConstraint(
+                    condition=Q(**{f"{field}__isnull": True}) | Q(**{f"{field}__gte": 0}),
+                    name=f"listings_record_{field}_non_negative",
+                )
+                for field in COUNT_FIELDS
+            ),
+            *(
+                models.CheckConstraint(
+                    condition=_kind_shape(kind), name=f"listings_record_{kind}_shape"
+                )
+                for kind in PropertyType.values
+            ),
+        ]
+        indexes = [models.Index(fields=["kind", "bedrooms"], name="listings_record_bedrooms_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} of {self.property_id}"
+
+
+class KindManager(models.Manager):
+    """Restricts a proxy model (House, Apartment, ...) to the rows of its kind."""
+
+    def __init__(self, kind: str):
+        super().__init__()
+        self.kind = kind
+
+    def get_queryset(self):
+        return super().get_queryset().filter(kind=self.kind)
+
+
+class House(TypeSpecificRecord):
+    """Facts of a house."""
+
+    KIND = PropertyType.HOUSE
+    objects = KindManager(KIND)
+
+    class Meta:
+        proxy = True
+
+
+class Apartment(TypeSpecificRecord):
+    """Facts of an apartment."""
+
+    KIND = PropertyType.APARTMENT
+    objects = KindManager(KIND)
+
+    class Meta:
+        proxy = True
+
+
+class Land(TypeSpecificRecord):
+    """Facts of a plot of land."""
+
+    KIND = PropertyType.LAND
+    objects = KindManager(KIND)
+
+    class Meta:
+        proxy = True
+
+
+class Office(TypeSpecificRecord):
+    """Facts of an office."""
+
+    KIND = PropertyType.OFFICE
+    objects = KindManager(KIND)
+
+    class Meta:
+        proxy = True
+
+
+class Commercial(TypeSpecificRecord):
+    """Facts of commercial premises."""
+
+    KIND = PropertyType.COMMERCIAL
+    objects = KindManager(KIND)
+
+    class Meta:
+        proxy = True
+        verbose_name_plural = "commercial premises"
+
+
+class Hotels(TypeSpecificRecord):
+    """Facts of a hotel (the interface names the resource in the plural)."""
+
+    KIND = PropertyType.HOTEL
+    objects = KindManager(KIND)
+
+    class Meta:
+        proxy = True
+        verbose_name = "hotel"
+
+
+class Development(TypeSpecificRecord):
+    """Facts of a development project."""
+
+    KIND = PropertyType.DEVELOPMENT
+    objects = KindManager(KIND)
+
+    class Meta:
+        proxy = True
+
+
+KIND_MODELS: dict[str, type[TypeSpecificRecord]] = {
+    model.KIND: model for model in (House, Apartment, Land, Office, Commercial, Hotels, Development)
+}

@@ -1,0 +1,61 @@
+"""Reads of listings: who sees what (D7) and how each read loads its data, in one place."""
+
+from django.db.models import Prefetch, Q, QuerySet
+
+from accounts.models import Owner, User, UserType
+from listings.models import Property, PropertyStatus, TypeSpecificRecord
+from media_app.models import GALLERY_ORDER, Image, Video
+
+HIDDEN_STATUSES = (PropertyStatus.PENDING, PropertyStatus.SUSPENDED)
+
+
+def property_visible_to(*, viewer: User) -> QuerySet[Property]:
+    """Listings the viewer may see: PENDING and SUSPENDED ones only by their owner and admins."""
+    listings = Property.objects.all()
+    if viewer.is_authenticated and viewer.user_type == UserType.ADMIN:
+        return listings
+    public = ~Q(status__in=HIDDEN_STATUSES)
+    if viewer.is_authenticated and viewer.user_type == UserType.OWNER:
+        own = Owner.objects.filter(user_id=viewer.pk).values("pk")
+        return listings.filter(public | Q(owner_id__in=own))
+    return listings.filter(public)
+
+
+def _ordered_images() -> QuerySet[Image]:
+    """Photos in gallery order: the first is the listing's cover."""
+    return Image.objects.order_by(*GALLERY_ORDER)
+
+
+def property_list_loading(listings: QuerySet[Property]) -> QuerySet[Property]:
+    """What a list item shows: the type-specific record (one join) and the photos (one query)."""
+    # thumbnails and title: the website's cards show the cover's 400 px copy with its
+    # description as alternative text (docs/website.md).
+    photos = _ordered_images().only("id", "file", "title", "thumbnails", "property_id")
+    return listings.select_related("type_record").prefetch_related(
+        Prefetch("images", queryset=photos)
+    )
+
+
+def property_detail_loading(listings: QuerySet[Property]) -> QuerySet[Property]:
+    """What the detail shows: record, category and owner with user (one query), photos, videos."""
+    return listings.select_related("type_record", "category", "owner__user").prefetch_related(
+        Prefetch("images", queryset=_ordered_images()),
+        Prefetch("videos", queryset=Video.objects.order_by(*GALLERY_ORDER)),
+    )
+
+
+def property_list_public() -> QuerySet[Property]:
+    """Listings anyone may see, newest first, with their cover data (the website's home page)."""
+    listings = Property.objects.exclude(status__in=HIDDEN_STATUSES).select_related(
+        "type_record", "category"
+    )
+    return listings.prefetch_related(Prefetch("images", queryset=_ordered_images())).order_by(
+        "-created_at", "-id"
+    )
+
+
+def type_record_visible_to(*, viewer: User, kind: str) -> QuerySet[TypeSpecificRecord]:
+    """Type-specific records of one kind whose listing the viewer may see."""
+    return TypeSpecificRecord.objects.filter(
+        kind=kind, property__in=property_visible_to(viewer=viewer)
+    ).select_related("property__owner")

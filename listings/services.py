@@ -1,0 +1,394 @@
+"""Writes on listings: every face of the platform (API, website, admin) calls these."""
+
+from decimal import Decimal
+
+from django.db import IntegrityError, transaction
+from django.db.models import ProtectedError
+
+from accounts.models import Owner, User, UserType
+from config.api.errors import (
+    Conflict,
+    InvalidTransition,
+    PermissionRefused,
+    ValidationFailed,
+)
+from listings.api.serializers import PropertySerializer
+from listings.models import (
+    KIND_FIELDS,
+    ModerationLog,
+    Property,
+    PropertyCategory,
+    PropertyStatus,
+    TypeSpecificRecord,
+)
+from listings.rules import ADMIN, OWNER, PROPERTY_MOVES, allowed_next_statuses
+from media_app.cleanup import media_files_delete_on_commit, media_files_for_deletion
+from notifications.events import event_record, representation
+from notifications.models import EventType, NotificationStatus
+from notifications.services import notification_send, notification_send_bulk
+
+CATEGORY_NAME_TAKEN = "A category with this name already exists."
+CATEGORY_IN_USE = "The category is used by listings and cannot be deleted."
+
+
+def _category_save(category: PropertyCategory) -> PropertyCategory:
+    if PropertyCategory.objects.filter(name__iexact=category.name).exclude(pk=category.pk).exists():
+        raise Conflict(CATEGORY_NAME_TAKEN, field="name")
+    try:
+        with transaction.atomic():
+            category.save()
+    except IntegrityError as error:
+        raise Conflict(CATEGORY_NAME_TAKEN, field="name") from error
+    return category
+
+
+def category_create(*, name: str, description: str = "") -> PropertyCategory:
+    """Create a category (admins, D15); names are unique."""
+    return _category_save(PropertyCategory(name=name, description=description))
+
+
+def category_update(
+    *, category: PropertyCategory, name: str | None = None, description: str | None = None
+) -> PropertyCategory:
+    """Rename or re-describe a category."""
+    if name is not None:
+        category.name = name
+    if description is not None:
+        category.description = description
+    return _category_save(category)
+
+
+def category_delete(*, category: PropertyCategory) -> None:
+    """Delete a category no listing uses; one in use is a conflict (D14)."""
+    try:
+        with transaction.atomic():
+            category.delete()
+    except ProtectedError as error:
+        raise Conflict(CATEGORY_IN_USE) from error
+
+
+# Common fields of a listing that PATCH /properties/:id may change (status has its own service).
+PROPERTY_FIELDS = (
+    "title",
+    "description",
+    "price",
+    "latitude",
+    "longitude",
+    "transaction_type",
+    "municipality",
+    "address",
+    "area",
+)
+
+
+def _is_admin(user: User) -> bool:
+    return user.is_authenticated and user.user_type == UserType.ADMIN
+
+
+def property_is_managed_by(*, property: Property, user: User) -> bool:
+    """True for the listing's owner and for admins: they may change it (D7)."""
+    if _is_admin(user):
+        return True
+    return user.is_authenticated and property.owner.user_id == user.pk
+
+
+def _require_manager(*, property: Property, by: User) -> None:
+    if not property_is_managed_by(property=property, user=by):
+        raise PermissionRefused("Only the listing's owner may change it.")
+
+
+def _record_event(event_type: str, listing: Property) -> None:
+    """Record a property.* event (D12) in the caller's transaction.
+
+    Its data is the listing as POST and PATCH /properties answer it; the owner's webhooks
+    (and admins') receive it.
+    """
+    event_record(
+        type=event_type,
+        payload=representation(PropertySerializer, listing),
+        listing_id=listing.pk,
+        owner_user_id=listing.owner.user_id,
+    )
+
+
+def _notify_favoriters(*, listing: Property, by: User, title: str, message: str) -> None:
+    """Tell every user who saved the listing (but the one who changed it), with one insert."""
+    users = list(User.objects.filter(favorites__property=listing).exclude(pk=by.pk).order_by("pk"))
+    if users:
+        notification_send_bulk(
+            users=users,
+            property=listing,
+            status=NotificationStatus.INFO,
+            title=title,
+            message=message,
+        )
+
+
+def _owner_for_new_listing(*, by: User, owner: Owner | None) -> Owner:
+    """ownerId defaults to the caller's Owner record; another owner's is for admins only (D7)."""
+    if _is_admin(by):
+        if owner is None:
+            raise ValidationFailed(
+                "An administrator must say which owner the listing is for.", field="ownerId"
+            )
+        return owner
+    if by.user_type != UserType.OWNER:
+        raise PermissionRefused("Only owners create listings.")
+    own = Owner.objects.get(user=by)
+    if owner is not None and owner.pk != own.pk:
+        raise PermissionRefused("You may create listings only for yourself.", field="ownerId")
+    return own
+
+
+@transaction.atomic
+def property_create(
+    *,
+    by: User,
+    title: str,
+    description: str,
+    price: Decimal,
+    latitude: float,
+    longitude: float,
+    transaction_type: str,
+    municipality: str,
+    address: str,
+    area: Decimal,
+    category: PropertyCategory,
+    owner: Owner | None = None,
+) -> Property:
+    """Step 1 of a listing: the common fields. It starts PENDING moderation (D10)."""
+    listing = Property.objects.create(
+        owner=_owner_for_new_listing(by=by, owner=owner),
+        category=category,
+        title=title,
+        description=description,
+        price=price,
+        latitude=latitude,
+        longitude=longitude,
+        transaction_type=transaction_type,
+        municipality=municipality,
+        address=address,
+        area=area,
+        status=PropertyStatus.PENDING,
+    )
+    _record_event(EventType.PROPERTY_CREATED, listing)
+    return listing
+
+
+def _lock(property: Property) -> Property:
+    """Re-read the listing under a row lock so concurrent changes apply one after the other."""
+    return Property.objects.select_for_update().select_related("owner").get(pk=property.pk)
+
+
+@transaction.atomic
+def property_update(
+    *,
+    property: Property,
+    by: User,
+    changes: dict,
+    category: PropertyCategory | None = None,
+    owner: Owner | None = None,
+    status: str | None = None,
+) -> Property:
+    """Change a listing's common fields, and optionally its status, in one transaction.
+
+    `changes` maps names of PROPERTY_FIELDS to new values. Moving the listing to another
+    owner is for admins. A status in the same call goes through property_change_status, so
+    a forbidden move leaves every field unchanged.
+
+    A real change records property.updated (D12); a lower price on an AVAILABLE listing
+    notifies everyone who saved it, in the same transaction.
+    """
+    _require_manager(property=property, by=by)
+    listing = _lock(property)
+    previous_price = listing.price
+    unknown = set(changes) - set(PROPERTY_FIELDS)
+    if unknown:
+        raise ValueError(f"Not common fields of a listing: {sorted(unknown)}")
+    new_type = changes.get("transaction_type", listing.transaction_type)
+    if new_type != listing.transaction_type and listing.status in (
+        PropertyStatus.SOLD,
+        PropertyStatus.RENTED,
+    ):
+        raise Conflict(
+            "The transaction type of a sold or rented listing cannot change.",
+            field="transactionType",
+        )
+    # Only values that differ count as a change: a PATCH that changes nothing (for example
+    # only the current status) is a no-op and leaves updatedAt alone (D10).
+    changed = False
+    for name, value in changes.items():
+        if getattr(listing, name) != value:
+            setattr(listing, name, value)
+            changed = True
+    if category is not None and category.pk != listing.category_id:
+        listing.category = category
+        changed = True
+    if owner is not None and owner.pk != listing.owner_id:
+        if not _is_admin(by):
+            raise PermissionRefused(
+                "Only administrators move a listing to another owner.", field="ownerId"
+            )
+        listing.owner = owner
+        changed = True
+    if changed:
+        listing.save()
+        _record_event(EventType.PROPERTY_UPDATED, listing)
+        if listing.price < previous_price and listing.status == PropertyStatus.AVAILABLE:
+            _notify_favoriters(
+                listing=listing,
+                by=by,
+                title="Price drop",
+                message=f"“{listing.title}”, which you saved, now costs {listing.price:,.2f} "
+                f"instead of {previous_price:,.2f}.",
+            )
+    if status is not None:
+        listing = property_change_status(property=listing, by=by, status=status)
+    return listing
+
+
+@transaction.atomic
+def property_change_status(
+    *, property: Property, by: User, status: str, reason: str | None = None
+) -> Property:
+    """Move a listing along the state machine of D10, and log the move.
+
+    A move the table does not list is 409 invalid_transition (the detail names the allowed
+    next statuses); a listed move the caller's role may not make is 403; a move to the
+    current status changes nothing and logs nothing.
+
+    In the same transaction as the move: one ModerationLog row (who, from, to, `reason`),
+    the owner's notification when the listing is approved or suspended, the notification of
+    everyone who saved it when it is sold or rented, and the property.status_changed event
+    (D12).
+    """
+    _require_manager(property=property, by=by)
+    listing = _lock(property)
+    if status == listing.status:
+        return listing
+    allowed = allowed_next_statuses(
+        current=listing.status, transaction_type=listing.transaction_type
+    )
+    if status not in allowed:
+        allowed_text = ", ".join(allowed) if allowed else "none"
+        raise InvalidTransition(
+            f"A {listing.transaction_type} listing cannot move from {listing.status} to "
+            f"{status}. Allowed next statuses: {allowed_text}.",
+            field="status",
+        )
+    role = ADMIN if _is_admin(by) else OWNER
+    if role not in PROPERTY_MOVES[listing.status][status].roles:
+        raise PermissionRefused(
+            f"Only an administrator may move a listing from {listing.status} to {status}.",
+            field="status",
+        )
+    previous = listing.status
+    listing.status = status
+    listing.save(update_fields=["status", "updated_at"])
+    ModerationLog.objects.create(
+        property=listing,
+        actor=by,
+        actor_email=by.email,
+        from_status=previous,
+        to_status=status,
+        reason=reason or "",
+    )
+    _notify_owner_of_moderation(listing=listing, previous=previous, reason=reason)
+    if status in CLOSING_MESSAGES:
+        title, message = CLOSING_MESSAGES[status]
+        _notify_favoriters(
+            listing=listing, by=by, title=title, message=message.format(title=listing.title)
+        )
+    _record_event(EventType.PROPERTY_STATUS_CHANGED, listing)
+    return listing
+
+
+# What those who saved a listing are told when it leaves the market (D12).
+CLOSING_MESSAGES = {
+    PropertyStatus.SOLD: ("Listing sold", "“{title}”, which you saved, was sold."),
+    PropertyStatus.RENTED: ("Listing rented", "“{title}”, which you saved, was rented."),
+}
+
+
+def _notify_owner_of_moderation(*, listing: Property, previous: str, reason: str | None) -> None:
+    """Tell the owner that moderation approved (PENDING to AVAILABLE) or suspended the listing."""
+    if previous == PropertyStatus.PENDING and listing.status == PropertyStatus.AVAILABLE:
+        notification_send(
+            user=listing.owner.user,
+            property=listing,
+            status=NotificationStatus.SUCCESS,
+            title="Listing approved",
+            message=f"Your listing “{listing.title}” was approved and is now public.",
+        )
+    elif listing.status == PropertyStatus.SUSPENDED:
+        because = f"Reason: {reason}" if reason else "No reason was given."
+        notification_send(
+            user=listing.owner.user,
+            property=listing,
+            status=NotificationStatus.WARNING,
+            title="Listing suspended",
+            message=f"Your listing “{listing.title}” was suspended and is hidden. {because}",
+        )
+
+
+@transaction.atomic
+def property_delete(*, property: Property, by: User) -> None:
+    """Delete a listing and everything on it (D14); its media files go after the commit.
+
+    The property.deleted event carries the listing as it was.
+    """
+    _require_manager(property=property, by=by)
+    # The file names are read (under the listing's lock) before the rows cascade away.
+    files = media_files_for_deletion(properties=Property.objects.filter(pk=property.pk))
+    _record_event(EventType.PROPERTY_DELETED, property)
+    property.delete()
+    media_files_delete_on_commit(files)
+
+
+def _record_values(*, kind: str, values: dict) -> dict:
+    unknown = set(values) - set(KIND_FIELDS[kind])
+    if unknown:
+        raise ValueError(f"Not fields of a {kind}: {sorted(unknown)}")
+    return values
+
+
+@transaction.atomic
+def type_record_create(
+    *, property: Property, by: User, kind: str, values: dict
+) -> TypeSpecificRecord:
+    """Step 2 of a listing: its type-specific record; at most one per listing, of any kind (D9)."""
+    _require_manager(property=property, by=by)
+    listing = _lock(property)
+    if TypeSpecificRecord.objects.filter(property=listing).exists():
+        raise Conflict("This listing already has its type-specific record.", field="propertyId")
+    try:
+        with transaction.atomic():
+            record = TypeSpecificRecord.objects.create(
+                property=listing, kind=kind, **_record_values(kind=kind, values=values)
+            )
+    except IntegrityError as error:
+        raise Conflict(
+            "This listing already has its type-specific record.", field="propertyId"
+        ) from error
+    # The listing's `type` changed: its webhooks hear property.updated.
+    _record_event(EventType.PROPERTY_UPDATED, listing)
+    return record
+
+
+@transaction.atomic
+def type_record_update(*, record: TypeSpecificRecord, by: User, values: dict) -> TypeSpecificRecord:
+    """Change some facts of a type-specific record (the listing's property.updated)."""
+    _require_manager(property=record.property, by=by)
+    for name, value in _record_values(kind=record.kind, values=values).items():
+        setattr(record, name, value)
+    record.save()
+    _record_event(EventType.PROPERTY_UPDATED, _lock(record.property))
+    return record
+
+
+@transaction.atomic
+def type_record_delete(*, record: TypeSpecificRecord, by: User) -> None:
+    """Remove a type-specific record; the listing's type becomes null (property.updated)."""
+    _require_manager(property=record.property, by=by)
+    record.delete()
+    _record_event(EventType.PROPERTY_UPDATED, _lock(record.property))

@@ -1,0 +1,91 @@
+"""Template filters of the website's listing pages: photo URLs, prices and facts."""
+
+from decimal import Decimal
+
+from django import template
+from django.core.files.storage import default_storage
+
+from listings.models import KIND_FIELDS, TypeSpecificRecord
+
+register = template.Library()
+
+# Widths of the WebP copies the media service makes of every photo (D11).
+THUMBNAIL_WIDTHS = ("400", "1200")
+# Facts a listing card shows after the area, in this order, when its kind has them.
+CARD_FACTS = {
+    "bedrooms": "bedrooms",
+    "bathrooms": "bathrooms",
+    "rooms": "rooms",
+    "number_of_units": "units",
+    "floors": "floors",
+    "land_type": "land",
+}
+
+
+@register.filter
+def photo_url(image, width: str = "400") -> str:
+    """The URL of the photo's copy of this width, or of the original when there is none."""
+    name = (image.thumbnails or {}).get(str(width))
+    return default_storage.url(name) if name else image.file.url
+
+
+@register.filter
+def photo_srcset(image) -> str:
+    """`srcset` of a photo: its 400 and 1200 pixel wide copies (empty for an old upload)."""
+    thumbnails = image.thumbnails or {}
+    return ", ".join(
+        f"{default_storage.url(thumbnails[width])} {width}w"
+        for width in THUMBNAIL_WIDTHS
+        if thumbnails.get(width)
+    )
+
+
+@register.filter
+def price(value) -> str:
+    """250000.00 -> "250,000"; cents are shown only when there are some."""
+    if value is None:
+        return ""
+    amount = Decimal(value)
+    return f"{amount:,.0f}" if amount == amount.to_integral_value() else f"{amount:,.2f}"
+
+
+@register.filter
+def area(value) -> str:
+    """120.50 -> "120.5"; a whole number of square metres loses its decimals."""
+    if value is None:
+        return ""
+    return f"{Decimal(value).normalize():f}"
+
+
+def _fact(record: TypeSpecificRecord, name: str) -> tuple[str, str]:
+    field = TypeSpecificRecord._meta.get_field(name)
+    value = getattr(record, name)
+    if isinstance(value, bool):
+        shown = "Yes" if value else "No"
+    elif field.choices:
+        shown = getattr(record, f"get_{name}_display")()
+    else:
+        shown = str(value)
+    return str(field.verbose_name).capitalize(), shown
+
+
+@register.filter
+def record_facts(record: TypeSpecificRecord | None) -> list[tuple[str, str]]:
+    """Every fact of a type-specific record as (label, value), in the order of its kind."""
+    # A listing before step 2 has no record: the template hands over None or "".
+    if not isinstance(record, TypeSpecificRecord):
+        return []
+    return [_fact(record, name) for name in KIND_FIELDS[record.kind]]
+
+
+@register.filter
+def card_facts(record: TypeSpecificRecord | None) -> list[str]:
+    """At most three short facts for a listing card: "3 bedrooms", "Buildable land", ..."""
+    if not isinstance(record, TypeSpecificRecord):
+        return []
+    facts = []
+    for name, noun in CARD_FACTS.items():
+        if name in KIND_FIELDS[record.kind]:
+            _label, value = _fact(record, name)
+            facts.append(f"{value} {noun}")
+    return facts[:3]

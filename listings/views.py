@@ -1,0 +1,283 @@
+"""Website pages of listings: search, the listing page, and the owner area's listing pages.
+
+Visibility comes from listings.selectors (property_visible_to: the API's rule), filtering
+from listings.filters.PropertyFilter (the API's parameters), every write from
+listings.services. A service's refusal is shown on the page; nothing here re-decides it.
+"""
+
+import copy
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from appointments.forms import VisitRequestForm
+from config.api.errors import DomainError
+from config.website import add_domain_error, owner_required
+from favorites.selectors import favorite_visible_to
+from listings import selectors, services
+from listings.forms import (
+    KindForm,
+    PropertyForm,
+    search_fields,
+    search_filterset,
+    search_kept_values,
+    type_record_form_class,
+)
+from listings.models import Property, PropertyStatus, PropertyType, TypeSpecificRecord
+from listings.rules import OWNER, PROPERTY_MOVES, allowed_next_statuses
+
+SEARCH_PAGE_SIZE = 12
+# The map shows at most this many markers of the current results (one query, whatever the size).
+MAP_MARKER_LIMIT = 300
+OWNER_PAGE_SIZE = 20
+
+
+def _map_markers(listings) -> list[dict]:
+    """Id, title, price and position of the results for the map: one query of a few columns."""
+    rows = listings.values("id", "title", "price", "transaction_type", "latitude", "longitude")
+    return [
+        {
+            "id": row["id"],
+            "title": row["title"],
+            "price": str(row["price"]),
+            "transactionType": row["transaction_type"],
+            "lat": row["latitude"],
+            "lng": row["longitude"],
+            "url": reverse("listings:detail", args=[row["id"]]),
+        }
+        for row in rows[:MAP_MARKER_LIMIT]
+    ]
+
+
+@require_GET
+def search(request: HttpRequest) -> HttpResponse:
+    """Home and search page: the API's filters in the URL, results as cards and on a map.
+
+    Queries do not grow with the results: one count, one page of listings with their
+    type-specific records, one for their photos, one for the map's markers.
+    """
+    visible = selectors.property_visible_to(viewer=request.user)
+    filterset = search_filterset(request.GET, queryset=visible)
+    valid = filterset.is_valid()
+    listings = filterset.qs if valid else visible.none()
+    page = Paginator(selectors.property_list_loading(listings), SEARCH_PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
+    context = {
+        "form": filterset.form,
+        "fields": search_fields(filterset.form),
+        "kept": search_kept_values(filterset.form),
+        "page": page,
+        "markers": _map_markers(listings) if valid and page.paginator.count else [],
+        "bbox": filterset.form.data.get("bbox", "") if valid else "",
+        "filtered": any(value for key, value in request.GET.items() if key != "page"),
+    }
+    return render(request, "listings/search.html", context, status=200 if valid else 400)
+
+
+def listing_page(
+    request: HttpRequest, listing: Property, *, visit_form=None, status: int = 200
+) -> HttpResponse:
+    """Render a listing's page; the visit view shows it again with its form's errors."""
+    user = request.user
+    is_owner = user.is_authenticated and listing.owner.user_id == user.pk
+    is_favorite = (
+        user.is_authenticated
+        and favorite_visible_to(viewer=user).filter(user_id=user.pk, property=listing).exists()
+    )
+    context = {
+        "listing": listing,
+        "record": listing.type_record if listing.type else None,
+        "images": list(listing.images.all()),
+        "videos": list(listing.videos.all()),
+        "is_owner": is_owner,
+        "is_favorite": is_favorite,
+        # Booking is for AVAILABLE listings and not their owner (D10); the service decides,
+        # the page only avoids offering a form that could not succeed.
+        "can_request_visit": listing.status == PropertyStatus.AVAILABLE and not is_owner,
+        "visit_form": visit_form or VisitRequestForm(),
+        "marker": {
+            "id": listing.pk,
+            "title": listing.title,
+            "price": str(listing.price),
+            "transactionType": listing.transaction_type,
+            "lat": listing.latitude,
+            "lng": listing.longitude,
+            "url": "",
+        },
+    }
+    return render(request, "listings/detail.html", context, status=status)
+
+
+def visible_listing(request: HttpRequest, pk: str, *, detail: bool = False) -> Property:
+    """A listing the viewer may see, else 404: hidden listings do not exist for others (D7)."""
+    listings = selectors.property_visible_to(viewer=request.user)
+    if detail:
+        listings = selectors.property_detail_loading(listings)
+    else:
+        listings = listings.select_related("owner")
+    return get_object_or_404(listings, pk=pk)
+
+
+@require_GET
+def detail(request: HttpRequest, pk: str) -> HttpResponse:
+    """A listing's page: gallery, videos, every fact, a map, favorite and visit forms."""
+    return listing_page(request, visible_listing(request, pk, detail=True))
+
+
+# --- Owner area ------------------------------------------------------------------------
+
+
+def owned_listing(request: HttpRequest, pk: str) -> Property:
+    """One of the signed-in owner's listings (any status), else 404."""
+    listings = selectors.property_visible_to(viewer=request.user).filter(
+        owner__user_id=request.user.pk
+    )
+    return get_object_or_404(listings.select_related("owner", "category", "type_record"), pk=pk)
+
+
+def owner_status_moves(listing: Property) -> list[str]:
+    """The statuses the owner may move this listing to, read from the state machine (D10)."""
+    return [
+        status
+        for status in allowed_next_statuses(
+            current=listing.status, transaction_type=listing.transaction_type
+        )
+        if OWNER in PROPERTY_MOVES[listing.status][status].roles
+    ]
+
+
+@owner_required
+@require_GET
+def owner_listings(request: HttpRequest) -> HttpResponse:
+    """My listings, newest first, with their status and what can be done with each."""
+    listings = selectors.property_visible_to(viewer=request.user).filter(
+        owner__user_id=request.user.pk
+    )
+    page = Paginator(
+        selectors.property_list_loading(listings).order_by("-created_at", "-id"), OWNER_PAGE_SIZE
+    ).get_page(request.GET.get("page"))
+    rows = [(listing, owner_status_moves(listing)) for listing in page]
+    return render(request, "listings/owner/list.html", {"page": page, "rows": rows})
+
+
+@owner_required
+@require_http_methods(["GET", "POST"])
+def create(request: HttpRequest) -> HttpResponse:
+    """Step 1 of a new listing: the common fields (property_create); it starts PENDING."""
+    form = PropertyForm(request.POST or None)
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            data = dict(form.cleaned_data)
+            try:
+                listing = services.property_create(
+                    by=request.user, category=data.pop("category"), **data
+                )
+            except DomainError as error:
+                add_domain_error(form, error)
+                status = error.status_code
+            else:
+                messages.success(request, "Step 1 saved. Now tell us what kind of property it is.")
+                return redirect("listings:owner-details", pk=listing.pk)
+    context = {"form": form, "step": 1, "listing": None}
+    return render(request, "listings/owner/form.html", context, status=status)
+
+
+@owner_required
+@require_http_methods(["GET", "POST"])
+def edit(request: HttpRequest, pk: str) -> HttpResponse:
+    """Change a listing's common fields (property_update)."""
+    listing = owned_listing(request, pk)
+    # The form validates a copy: the page's heading keeps the saved title while errors show.
+    form = PropertyForm(request.POST or None, instance=copy.copy(listing))
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            # The service re-reads the listing under a lock; the form's instance is not saved.
+            try:
+                services.property_update(
+                    property=Property.objects.select_related("owner").get(pk=listing.pk),
+                    by=request.user,
+                    changes=form.changes(),
+                    category=form.cleaned_data["category"],
+                )
+            except DomainError as error:
+                add_domain_error(form, error)
+                status = error.status_code
+            else:
+                messages.success(request, "Listing saved.")
+                return redirect("listings:owner-list")
+    context = {"form": form, "step": None, "listing": listing}
+    return render(request, "listings/owner/form.html", context, status=status)
+
+
+@owner_required
+@require_http_methods(["GET", "POST"])
+def details(request: HttpRequest, pk: str) -> HttpResponse:
+    """Step 2: the type-specific facts, with the form of the chosen kind.
+
+    A listing without its record first chooses the kind (?kind=house), then fills that kind's
+    form (type_record_create). A listing with one edits it (type_record_update).
+    """
+    listing = owned_listing(request, pk)
+    record: TypeSpecificRecord | None = listing.type_record if listing.type else None
+    kind = record.kind if record else request.GET.get("kind") or request.POST.get("kind")
+    kind_form = KindForm({"kind": kind} if kind else None)
+    if record is None and not kind_form.is_valid():
+        context = {"listing": listing, "kind_form": KindForm(), "form": None, "record": None}
+        return render(request, "listings/owner/details.html", context)
+    form = type_record_form_class(kind)(request.POST or None, instance=record)
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            values = {name: form.cleaned_data[name] for name in form.fields}
+            try:
+                if record is None:
+                    services.type_record_create(
+                        property=listing, by=request.user, kind=kind, values=values
+                    )
+                else:
+                    services.type_record_update(record=record, by=request.user, values=values)
+            except DomainError as error:
+                add_domain_error(form, error)
+                status = error.status_code
+            else:
+                if record is None:
+                    messages.success(
+                        request, "Listing created. It is pending review; add photos meanwhile."
+                    )
+                    return redirect("media:manage", pk=listing.pk)
+                messages.success(request, "Details saved.")
+                return redirect("listings:owner-list")
+    context = {
+        "listing": listing,
+        "kind": kind,
+        "kind_label": PropertyType(kind).label,
+        "form": form,
+        "record": record,
+    }
+    return render(request, "listings/owner/details.html", context, status=status)
+
+
+@owner_required
+@require_POST
+def change_status(request: HttpRequest, pk: str) -> HttpResponse:
+    """Mark a listing SOLD or RENTED, or available again (property_change_status)."""
+    listing = owned_listing(request, pk)
+    status = request.POST.get("status", "")
+    try:
+        services.property_change_status(property=listing, by=request.user, status=status)
+    except DomainError as error:
+        messages.error(request, error.detail)
+    else:
+        label = PropertyStatus(status).label.lower()
+        messages.success(request, f"“{listing.title}” is now {label}.")
+    return redirect("listings:owner-list")

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class MediaAppConfig(AppConfig):
+    name = "media_app"
+    verbose_name = "Media"

@@ -1,0 +1,145 @@
+"""Website pages of a listing's photos and videos, in the owner area.
+
+(media_app.views serves local media files; these are the owner's pages.) Every upload,
+move and deletion is a media_app.services call: formats, sizes, limits and who may are
+decided there (D7, D11, D13).
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django import forms
+from django.contrib import messages
+from django.db import models
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from config.api.errors import DomainError
+from config.website import owner_required
+from listings.views import owned_listing
+from media_app import services
+from media_app.forms import PhotoUploadForm, PositionForm, VideoUploadForm
+from media_app.models import Image, Video
+from media_app.selectors import image_gallery, video_gallery
+
+
+@dataclass(frozen=True)
+class Gallery:
+    """The photos or the videos of a listing: their model, services, form and wording."""
+
+    model: type[models.Model]
+    # The keyword the services take the item by: image_update(image=...), video_delete(video=...)
+    keyword: str
+    upload: Callable
+    update: Callable
+    delete: Callable
+    form_class: type[forms.Form]
+    noun: str
+
+
+GALLERIES = {
+    "photos": Gallery(
+        Image,
+        "image",
+        services.image_upload,
+        services.image_update,
+        services.image_delete,
+        PhotoUploadForm,
+        "Photo",
+    ),
+    "videos": Gallery(
+        Video,
+        "video",
+        services.video_upload,
+        services.video_update,
+        services.video_delete,
+        VideoUploadForm,
+        "Video",
+    ),
+}
+
+
+def _page(request, listing, *, forms_by_kind=None, status=200) -> HttpResponse:
+    forms_by_kind = forms_by_kind or {}
+    context = {
+        "listing": listing,
+        "photos": list(image_gallery(property=listing)),
+        "videos": list(video_gallery(property=listing)),
+        "photo_form": forms_by_kind.get("photos") or PhotoUploadForm(),
+        "video_form": forms_by_kind.get("videos") or VideoUploadForm(),
+    }
+    return render(request, "media_app/manage.html", context, status=status)
+
+
+@owner_required
+@require_GET
+def manage(request: HttpRequest, pk: str) -> HttpResponse:
+    """A listing's photos and videos in gallery order, with upload, move and delete forms."""
+    return _page(request, owned_listing(request, pk))
+
+
+@owner_required
+@require_POST
+def upload(request: HttpRequest, pk: str, kind: str) -> HttpResponse:
+    """Upload a photo (image_upload) or a video (video_upload) at the end of its gallery."""
+    listing = owned_listing(request, pk)
+    gallery = GALLERIES[kind]
+    form = gallery.form_class(request.POST, request.FILES)
+    if not form.is_valid():
+        return _page(request, listing, forms_by_kind={kind: form}, status=400)
+    try:
+        gallery.upload(property=listing, by=request.user, **form.cleaned_data)
+    except DomainError as error:
+        # A refused file (format 415, size 413, gallery full 409) is the file field's error.
+        form.add_error("file", error.detail)
+        return _page(request, listing, forms_by_kind={kind: form}, status=error.status_code)
+    messages.success(request, f"{gallery.noun} added.")
+    return redirect("media:manage", pk=listing.pk)
+
+
+def _item(listing, gallery: Gallery, item_id: str) -> models.Model:
+    """A photo or video of this listing (with its listing's owner for the service), else 404."""
+    items = gallery.model.objects.select_related("property__owner")
+    return get_object_or_404(items, pk=item_id, property=listing)
+
+
+@owner_required
+@require_POST
+def move(request: HttpRequest, pk: str, kind: str, item_id: str) -> HttpResponse:
+    """Put a photo or video at another place (image_update / video_update with a position)."""
+    listing = owned_listing(request, pk)
+    gallery = GALLERIES[kind]
+    item = _item(listing, gallery, item_id)
+    form = PositionForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose a valid position.")
+        return redirect("media:manage", pk=listing.pk)
+    try:
+        gallery.update(
+            **{gallery.keyword: item},
+            by=request.user,
+            fields={"position"},
+            position=form.cleaned_data["position"],
+        )
+    except DomainError as error:
+        messages.error(request, error.detail)
+    else:
+        messages.success(request, "Order saved.")
+    return redirect("media:manage", pk=listing.pk)
+
+
+@owner_required
+@require_POST
+def delete(request: HttpRequest, pk: str, kind: str, item_id: str) -> HttpResponse:
+    """Delete a photo or video (image_delete / video_delete); the others close up."""
+    listing = owned_listing(request, pk)
+    gallery = GALLERIES[kind]
+    item = _item(listing, gallery, item_id)
+    try:
+        gallery.delete(**{gallery.keyword: item}, by=request.user)
+    except DomainError as error:
+        messages.error(request, error.detail)
+    else:
+        messages.success(request, f"{gallery.noun} deleted.")
+    return redirect("media:manage", pk=listing.pk)

@@ -1,0 +1,237 @@
+"""In-app notifications and webhook registrations."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from config.models import IdField, TimestampedModel
+from listings.models import Property
+
+
+class NotificationStatus(models.TextChoices):
+    SUCCESS = "SUCCESS", "Success"
+    ERROR = "ERROR", "Error"
+    WARNING = "WARNING", "Warning"
+    INFO = "INFO", "Info"
+
+
+class Notification(models.Model):
+    """A message to one user about a property; `status` is a label, `read` a flag."""
+
+    id = IdField()
+    status = models.CharField(
+        max_length=7, choices=NotificationStatus.choices, default=NotificationStatus.SUCCESS
+    )
+    title = models.CharField(max_length=200)
+    message = models.TextField(max_length=5000)
+    read = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    property = models.ForeignKey(Property, on_delete=models.CASCADE, related_name="notifications")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status__in=NotificationStatus.values),
+                name="notifications_status_valid",
+            )
+        ]
+        indexes = [
+            models.Index(fields=["user", "-created_at"], name="notifications_user_created_idx"),
+            models.Index(fields=["user", "read"], name="notifications_user_read_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class WebhookEndpoint(TimestampedModel):
+    """A third party's URL that receives signed event deliveries (decisions D12)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="webhook_endpoints"
+    )
+    url = models.URLField(max_length=2000)
+    # Event names, or ["*"] for all of them.
+    events = models.JSONField(default=list)
+    # Kept in clear because every delivery is signed with it; never shown after registration.
+    secret = models.CharField(max_length=200)
+    active = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.url
+
+
+class EventType(models.TextChoices):
+    """The events of D12; a webhook subscribes to some of them, or to all with "*"."""
+
+    PROPERTY_CREATED = "property.created", "Listing created"
+    PROPERTY_UPDATED = "property.updated", "Listing updated"
+    PROPERTY_STATUS_CHANGED = "property.status_changed", "Listing status changed"
+    PROPERTY_DELETED = "property.deleted", "Listing deleted"
+    APPOINTMENT_CREATED = "appointment.created", "Visit requested"
+    APPOINTMENT_CONFIRMED = "appointment.confirmed", "Visit confirmed"
+    APPOINTMENT_CANCELLED = "appointment.cancelled", "Visit cancelled"
+    APPOINTMENT_COMPLETED = "appointment.completed", "Visit completed"
+    APPOINTMENT_RESCHEDULED = "appointment.rescheduled", "Visit rescheduled"
+    FAVORITE_CREATED = "favorite.created", "Favorite saved"
+    NOTIFICATION_CREATED = "notification.created", "Notification sent"
+
+
+# In a webhook's `events`, this stands for every event type.
+ALL_EVENTS = "*"
+
+
+class Event(models.Model):
+    """Something that happened on the platform, written in the transaction of the change.
+
+    The outbox of D12: the service that makes a change records its event (and the webhook
+    deliveries it causes) in the same transaction, so a rolled-back change leaves no event
+    and a committed one cannot lose it. `payload` is the resource as the API shows it.
+    The event keeps no foreign key to the listing, so property.deleted outlives it.
+    """
+
+    id = IdField()
+    type = models.CharField(max_length=40, choices=EventType.choices)
+    payload = models.JSONField()
+    occurred_at = models.DateTimeField(default=timezone.now)
+    # The listing the event is about (its id only: the listing may be gone).
+    listing_id = models.CharField(max_length=25, blank=True, default="")
+    # Who may receive it besides admins (D7): the listing owner's user and, for
+    # appointments, the customer, or for notification.created, the recipient alone.
+    owner_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    participant = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
+    class Meta:
+        ordering = ["-occurred_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(type__in=EventType.values), name="notifications_event_type_valid"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["-occurred_at", "-id"], name="notifications_event_time_idx")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.id}"
+
+    def audience(self) -> set[str]:
+        """Ids of the users whose own webhooks receive this event (admins' receive all)."""
+        return {user_id for user_id in (self.owner_user_id, self.participant_id) if user_id}
+
+
+class DeliveryStatus(models.TextChoices):
+    """Where a delivery stands: waiting for its next attempt, or done either way."""
+
+    PENDING = "pending", "Pending"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+
+
+class DeliveryErrorKind(models.TextChoices):
+    """Why an attempt failed; never the receiver's words (its response body is not kept)."""
+
+    TIMEOUT = "timeout", "Timed out"
+    DNS_ERROR = "dns_error", "Host name did not resolve"
+    CONNECTION_ERROR = "connection_error", "Connection failed"
+    TLS_ERROR = "tls_error", "TLS handshake or certificate failed"
+    REDIRECT = "redirect", "Redirect (not followed)"
+    HTTP_ERROR = "http_error", "Non-2xx status"
+    BLOCKED_TARGET = "blocked_target", "Target refused (private or non-https address)"
+    ENDPOINT_DISABLED = "endpoint_disabled", "Endpoint disabled"
+
+
+class WebhookDelivery(TimestampedModel):
+    """One event on its way to one endpoint: pending until a 2xx, or failed for good.
+
+    Created with its event, in the same transaction. `next_attempt_at` is when the next
+    attempt is due (a worker taking it moves it forward by the attempt lease); it is null
+    once the delivery succeeded or failed.
+    """
+
+    endpoint = models.ForeignKey(
+        WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries"
+    )
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="deliveries")
+    status = models.CharField(
+        max_length=9, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING
+    )
+    attempts = models.PositiveIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.CharField(
+        max_length=20, choices=DeliveryErrorKind.choices, null=True, blank=True
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "webhook deliveries"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["endpoint", "event"], name="notifications_delivery_once_per_endpoint"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=DeliveryStatus.values),
+                name="notifications_delivery_status_valid",
+            ),
+        ]
+        indexes = [
+            # The sweep: pending deliveries by the time they are due.
+            models.Index(
+                fields=["status", "next_attempt_at"], name="notifications_delivery_due_idx"
+            ),
+            # GET /notifications/webhooks/:id/deliveries, newest first.
+            models.Index(
+                fields=["endpoint", "-created_at", "-id"], name="notifications_endpoint_log_idx"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event_id} to {self.endpoint_id}"
+
+
+class WebhookAttempt(models.Model):
+    """One HTTP attempt of a delivery: when, the status code, how long, and why it failed.
+
+    The receiver's response body is never stored, so it can never be shown back (D12).
+    """
+
+    id = IdField()
+    delivery = models.ForeignKey(
+        WebhookDelivery, on_delete=models.CASCADE, related_name="attempt_log"
+    )
+    attempted_at = models.DateTimeField()
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    duration_ms = models.PositiveIntegerField()
+    error_kind = models.CharField(
+        max_length=20, choices=DeliveryErrorKind.choices, null=True, blank=True
+    )
+
+    class Meta:
+        ordering = ["attempted_at", "id"]
+        indexes = [
+            models.Index(fields=["delivery", "attempted_at"], name="notifications_attempt_idx")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.delivery_id} at {self.attempted_at:%Y-%m-%d %H:%M:%S}"

@@ -1,0 +1,98 @@
+"""Reads of notifications: who sees which (D7) and how each read loads its data, in one place."""
+
+from django.db.models import Prefetch, QuerySet, prefetch_related_objects
+
+from accounts.models import User
+from config.api.errors import PermissionRefused
+from config.api.permissions import is_admin
+from listings.models import Property
+from media_app.models import Image
+from notifications.models import (
+    Notification,
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookEndpoint,
+)
+
+NEWEST_FIRST = ("-created_at", "-id")
+
+
+def _ordered_photos() -> QuerySet[Image]:
+    return Image.objects.order_by("position", "created_at", "id").only("id", "file", "property_id")
+
+
+def _photos() -> Prefetch:
+    return Prefetch("property__images", queryset=_ordered_photos())
+
+
+def notification_visible_to(*, viewer: User) -> QuerySet[Notification]:
+    """Notifications the viewer may read, mark and delete: their own, every one for an admin."""
+    notifications = Notification.objects.all()
+    if is_admin(viewer):
+        return notifications
+    if not viewer.is_authenticated:
+        return notifications.none()
+    return notifications.filter(user_id=viewer.pk)
+
+
+def notification_list(*, viewer: User, user_id: str | None = None) -> QuerySet[Notification]:
+    """One user's notifications, newest first: the viewer's own unless `user_id` names another.
+
+    Naming another user is for admins; anyone else gets 403 (D7). An admin who names nobody
+    gets their own notifications too, like everyone else.
+    """
+    user_id = user_id or viewer.pk
+    if user_id != viewer.pk and not is_admin(viewer):
+        raise PermissionRefused("You may list only your own notifications.", field="userId")
+    return Notification.objects.filter(user_id=user_id).order_by(*NEWEST_FIRST)
+
+
+def notification_list_loading(notifications: QuerySet[Notification]) -> QuerySet[Notification]:
+    """What a list item shows: the listing's id and title (one join) and its photos (one query)."""
+    columns = ("id", "status", "title", "message", "read", "created_at", "property_id", "user_id")
+    listing_columns = ("property__id", "property__title")
+    return (
+        notifications.select_related("property")
+        .only(*columns, *listing_columns)
+        .prefetch_related(_photos())
+    )
+
+
+def notification_detail_loading(notifications: QuerySet[Notification]) -> QuerySet[Notification]:
+    """What the detail shows: the listing and the recipient (one query) and the photos (one)."""
+    return notifications.select_related("property", "user").prefetch_related(_photos())
+
+
+def notification_property_loading(property: Property) -> Property:
+    """A listing with its photos (one query), shared by every notification of a bulk send."""
+    prefetch_related_objects([property], Prefetch("images", queryset=_ordered_photos()))
+    return property
+
+
+def webhook_visible_to(*, viewer: User) -> QuerySet[WebhookEndpoint]:
+    """Webhook endpoints the viewer may read and delete: their own, every one for an admin (D7).
+
+    Newest first. Anyone else's answer 404, so their ids are not disclosed.
+    """
+    endpoints = WebhookEndpoint.objects.order_by(*NEWEST_FIRST)
+    if is_admin(viewer):
+        return endpoints
+    if not viewer.is_authenticated:
+        return endpoints.none()
+    return endpoints.filter(user_id=viewer.pk)
+
+
+def delivery_list(*, endpoint: WebhookEndpoint) -> QuerySet[WebhookDelivery]:
+    """An endpoint's deliveries, newest first, each with its event type and attempt log.
+
+    The event comes in one join (without its payload), the attempts, in time order, in one
+    query for the whole page.
+    """
+    attempts = WebhookAttempt.objects.order_by("attempted_at", "id")
+    return (
+        WebhookDelivery.objects.filter(endpoint=endpoint)
+        .select_related("event")
+        .defer("event__payload")
+        .prefetch_related(Prefetch("attempt_log", queryset=attempts))
+        .order_by(*NEWEST_FIRST)
+    )

@@ -1,0 +1,177 @@
+"""Writes on notifications and webhooks: the API, the admin and the platform call these."""
+
+from collections.abc import Iterable
+
+from django.db import transaction
+
+from accounts.models import User, UserType
+from config.api.errors import PermissionRefused, ValidationFailed
+from listings.models import Property
+from notifications.api.serializers import NotificationDetailSerializer
+from notifications.events import NewEvent, events_record, representation
+from notifications.models import (
+    ALL_EVENTS,
+    EventType,
+    Notification,
+    NotificationStatus,
+    WebhookEndpoint,
+)
+from notifications.signing import secret_generate, secret_is_valid
+from notifications.targets import TargetRefused, target_check
+
+
+def _is_recipient_or_admin(*, notification: Notification, by: User) -> bool:
+    return by.is_authenticated and (by.pk == notification.user_id or by.is_admin)
+
+
+def _require_recipient(*, notification: Notification, by: User) -> None:
+    if not _is_recipient_or_admin(notification=notification, by=by):
+        raise PermissionRefused("Only the recipient may change this notification.")
+
+
+def _created_events(notifications: list[Notification]) -> list[NewEvent]:
+    """notification.created of each notification, for its recipient's webhooks alone.
+
+    The listing's owner is not in the audience: a notification to a customer (a price drop,
+    a visit) is the customer's, and its payload names them.
+    """
+    return [
+        NewEvent(
+            type=EventType.NOTIFICATION_CREATED,
+            payload=representation(NotificationDetailSerializer, notification),
+            listing_id=notification.property_id,
+            participant_id=notification.user_id,
+        )
+        for notification in notifications
+    ]
+
+
+@transaction.atomic
+def notification_send(
+    *,
+    user: User,
+    property: Property,
+    title: str,
+    message: str,
+    status: str = NotificationStatus.SUCCESS,
+    emit_event: bool = True,
+) -> Notification:
+    """Send one unread notification about a listing to a user, with its notification.created.
+
+    Who may send is the caller's check: the API lets admins send, and the platform sends
+    its own (D7, D12). `emit_event=False` is for notices about webhooks themselves.
+    """
+    notification = Notification.objects.create(
+        user=user, property=property, title=title, message=message, status=status
+    )
+    if emit_event:
+        events_record(_created_events([notification]))
+    return notification
+
+
+@transaction.atomic
+def notification_send_bulk(
+    *,
+    users: Iterable[User],
+    property: Property,
+    title: str,
+    message: str,
+    status: str = NotificationStatus.SUCCESS,
+) -> list[Notification]:
+    """Send the same notification to several users with one bulk insert, in one transaction.
+
+    A user named twice gets one notification; the result follows the order of first mention.
+    Their notification.created events are written with one more insert.
+    """
+    recipients = list({user.pk: user for user in users}.values())
+    notifications = [
+        Notification(user=user, property=property, title=title, message=message, status=status)
+        for user in recipients
+    ]
+    notifications = Notification.objects.bulk_create(notifications)
+    events_record(_created_events(notifications))
+    return notifications
+
+
+def notification_mark_read(
+    *, notification: Notification, by: User, read: bool = True
+) -> Notification:
+    """Set the read flag (true or false) of a notification; the recipient and admins may."""
+    _require_recipient(notification=notification, by=by)
+    if notification.read != read:
+        notification.read = read
+        notification.save(update_fields=["read"])
+    return notification
+
+
+def notification_mark_all_read(*, user: User, by: User) -> int:
+    """Mark every unread notification of the user read, in one UPDATE; returns how many changed.
+
+    The user themselves and admins may (D7).
+    """
+    if not (by.is_authenticated and (by.pk == user.pk or by.is_admin)):
+        raise PermissionRefused("You may mark only your own notifications.", field="userId")
+    return Notification.objects.filter(user=user, read=False).update(read=True)
+
+
+def notification_delete(*, notification: Notification, by: User) -> None:
+    """Delete a notification; the recipient and admins may."""
+    _require_recipient(notification=notification, by=by)
+    notification.delete()
+
+
+# --- Webhooks (decisions D7, D12) -----------------------------------------------------------
+
+# A secret the registrant chooses: long enough not to be guessed, short enough to store.
+SECRET_MIN_LENGTH = 16
+SECRET_MAX_LENGTH = 200
+
+
+def webhook_events_check(events: list[str]) -> list[str]:
+    """The subscribed event names, repeats dropped; an unknown name is 400 on `events`."""
+    if not events:
+        raise ValidationFailed('Name at least one event, or "*" for all.', field="events")
+    unknown = [name for name in events if name != ALL_EVENTS and name not in EventType.values]
+    if unknown:
+        raise ValidationFailed(
+            f"Unknown events: {', '.join(dict.fromkeys(unknown))}. Known events: "
+            f'{", ".join(EventType.values)}, or "*" for all.',
+            field="events",
+        )
+    return list(dict.fromkeys(events))
+
+
+def webhook_register(
+    *, by: User, url: str, events: list[str], secret: str | None = None
+) -> WebhookEndpoint:
+    """Register a URL for signed event deliveries; OWNER users and admins may (D7).
+
+    The URL must be https and resolve only to public addresses (400 on `url`, see
+    notifications.targets). Without a secret the server makes one (`whsec_` + base64 of 32
+    random bytes). The returned endpoint carries the secret: the registration answer is
+    the only place it is ever shown.
+    """
+    if not (by.is_authenticated and by.user_type in (UserType.OWNER, UserType.ADMIN)):
+        raise PermissionRefused("Only owners and administrators register webhooks.")
+    events = webhook_events_check(events)
+    try:
+        target_check(url)
+    except TargetRefused as error:
+        raise ValidationFailed(str(error), field="url") from error
+    if secret is None:
+        secret = secret_generate()
+    elif not SECRET_MIN_LENGTH <= len(secret) <= SECRET_MAX_LENGTH:
+        raise ValidationFailed(
+            f"A secret has {SECRET_MIN_LENGTH} to {SECRET_MAX_LENGTH} characters.",
+            field="secret",
+        )
+    elif not secret_is_valid(secret):
+        raise ValidationFailed("What follows whsec_ must be base64.", field="secret")
+    return WebhookEndpoint.objects.create(user=by, url=url, events=events, secret=secret)
+
+
+def webhook_delete(*, endpoint: WebhookEndpoint, by: User) -> None:
+    """Delete a webhook endpoint and its deliveries; the registrant and admins may."""
+    if not (by.is_authenticated and (by.pk == endpoint.user_id or by.is_admin)):
+        raise PermissionRefused("Only the registrant may delete this webhook.")
+    endpoint.delete()

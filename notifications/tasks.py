@@ -1,0 +1,65 @@
+"""Background tasks of notifications: webhook deliveries (Django's tasks framework).
+
+The worker (`manage.py db_worker`, docs/deployment.md) runs them. With the database backend
+a task enqueued inside a transaction is a row of that transaction: it commits with the
+change that caused it, or disappears with it.
+"""
+
+import datetime
+from collections.abc import Iterable
+
+from django.db import transaction
+from django.tasks import task
+from django_tasks_db import DatabaseBackend
+
+
+@task()
+def webhook_deliver(delivery_id: str) -> str:
+    """Make the due attempt of one webhook delivery; returns what became of it.
+
+    Safe to run twice or late: an attempt is made only while the delivery is pending and
+    due, and taking it moves its due time forward, so one worker at a time attempts it.
+    """
+    # Imported here because the delivery code enqueues this very task.
+    from notifications.delivery import deliveries_sweep_now_and_then, delivery_attempt
+
+    outcome = delivery_attempt(delivery_id=delivery_id)
+    # The safety net runs after deliveries, at most once a sweep interval per process.
+    deliveries_sweep_now_and_then()
+    return outcome
+
+
+@task()
+def webhooks_sweep() -> int:
+    """Enqueue again the due deliveries that no task is about to attempt; returns how many."""
+    from notifications.delivery import deliveries_sweep
+
+    return deliveries_sweep()
+
+
+def deliveries_enqueue(
+    delivery_ids: Iterable[str], *, run_after: datetime.datetime | None = None
+) -> None:
+    """Enqueue one webhook_deliver task per delivery, to run now or at `run_after`.
+
+    The database backend writes the task rows in the caller's transaction, which is what
+    makes a crash right after the commit lose nothing. Other backends (Redis) cannot join
+    the transaction, so their tasks are enqueued once it commits; a crash in between is
+    caught by the sweep. A backend that cannot defer leaves retries to the sweep too.
+    """
+    delivery_ids = list(delivery_ids)
+    if not delivery_ids:
+        return
+    backend = webhook_deliver.get_backend()
+    if run_after is not None and not backend.supports_defer:
+        return
+    deliver = webhook_deliver if run_after is None else webhook_deliver.using(run_after=run_after)
+
+    def enqueue() -> None:
+        for delivery_id in delivery_ids:
+            deliver.enqueue(delivery_id)
+
+    if isinstance(backend, DatabaseBackend):
+        enqueue()
+    else:
+        transaction.on_commit(enqueue)
