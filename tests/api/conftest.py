@@ -1,0 +1,175 @@
+"""Fixtures of the API tests: anonymous and signed-in clients, users of each type, rates."""
+
+import itertools
+
+import pytest
+from django.core.cache import cache
+from rest_framework.test import APIClient
+from rest_framework.throttling import SimpleRateThrottle
+
+from accounts.models import User, UserType
+from accounts.services import access_token_issue, user_create
+from tests.api.support import PASSWORD, Exchange, password_material_in, sent_passwords
+
+USERS_PATH = "/api/v1/users"
+
+
+class RecordingAPIClient(APIClient):
+    """An APIClient that writes every request and response into a journal.
+
+    For the users endpoints it also notes the password hashes stored just before and just
+    after the request, so that a later check can look for them in the response.
+    """
+
+    def __init__(self, journal: list[Exchange], **kwargs):
+        super().__init__(**kwargs)
+        self.journal = journal
+
+    def generic(self, method, path, data="", *args, **kwargs):
+        """Make the request and record the exchange."""
+        users_endpoint = str(path).startswith(USERS_PATH)
+        hashes = _stored_hashes() if users_endpoint else set()
+        response = super().generic(method, path, data, *args, **kwargs)
+        if users_endpoint:
+            hashes |= _stored_hashes()
+        self.journal.append(
+            Exchange(path=str(path), sent=data, response=response, stored_hashes=hashes)
+        )
+        return response
+
+
+def _stored_hashes() -> set[str]:
+    """The password field of every user, as stored."""
+    return set(User.objects.values_list("password", flat=True))
+
+
+@pytest.fixture(autouse=True)
+def clear_cache():
+    """Throttle counters live in the cache; no test sees another's."""
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def journal() -> list[Exchange]:
+    """Every exchange of the test's API clients, in order."""
+    return []
+
+
+@pytest.fixture
+def api_client(journal) -> RecordingAPIClient:
+    """A client with no credentials."""
+    return RecordingAPIClient(journal)
+
+
+@pytest.fixture
+def make_user(db):
+    """Make a user of a type through the service, with its role record; password PASSWORD."""
+    numbers = itertools.count(1)
+
+    def make(user_type: str = UserType.CUSTOMER, **fields) -> User:
+        """A user of this type; fields override the numbered defaults."""
+        number = next(numbers)
+        fields.setdefault("email", f"{user_type.lower()}{number}@example.com")
+        fields.setdefault("name", f"{user_type.title()} Number {number}")
+        fields.setdefault("phone", f"+3460000{number:04d}")
+        fields.setdefault("password", PASSWORD)
+        return user_create(user_type=user_type, **fields)
+
+    return make
+
+
+@pytest.fixture
+def sign_in(journal):
+    """Make a client that sends a fresh bearer token of a user."""
+
+    def make(user: User) -> RecordingAPIClient:
+        """A client carrying a new token of the user."""
+        token, _access_token = access_token_issue(user=user)
+        client = RecordingAPIClient(journal)
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+        return client
+
+    return make
+
+
+@pytest.fixture
+def customer(make_user) -> User:
+    """A CUSTOMER user with its Customer record."""
+    return make_user(UserType.CUSTOMER)
+
+
+@pytest.fixture
+def other_customer(make_user) -> User:
+    """A second CUSTOMER, the "another user" of D7."""
+    return make_user(UserType.CUSTOMER)
+
+
+@pytest.fixture
+def owner(make_user) -> User:
+    """An OWNER user with its Owner record."""
+    return make_user(UserType.OWNER)
+
+
+@pytest.fixture
+def admin(make_user) -> User:
+    """An ADMIN user with its Admin record."""
+    return make_user(UserType.ADMIN)
+
+
+@pytest.fixture
+def customer_api(sign_in, customer) -> RecordingAPIClient:
+    """A client signed in as `customer`."""
+    return sign_in(customer)
+
+
+@pytest.fixture
+def owner_api(sign_in, owner) -> RecordingAPIClient:
+    """A client signed in as `owner`."""
+    return sign_in(owner)
+
+
+@pytest.fixture
+def admin_api(sign_in, admin) -> RecordingAPIClient:
+    """A client signed in as `admin`."""
+    return sign_in(admin)
+
+
+@pytest.fixture
+def throttle_rates(monkeypatch):
+    """Set some throttle rates (scope=rate) for one test; the others keep their values.
+
+    DRF reads the rates into SimpleRateThrottle.THROTTLE_RATES when it is imported, so the
+    class attribute is patched (and restored by monkeypatch) rather than the settings.
+    """
+
+    def set_rates(**rates: str) -> None:
+        """Override the rates of the named scopes."""
+        monkeypatch.setattr(
+            SimpleRateThrottle, "THROTTLE_RATES", {**SimpleRateThrottle.THROTTLE_RATES, **rates}
+        )
+
+    return set_rates
+
+
+@pytest.fixture
+def password_material_check(journal):
+    """After the test, no users-endpoint response may carry credential material (D3).
+
+    Every response: no password sent in the test, no stored hash. Every success response:
+    no key or string value containing password, hash, salt or argon2.
+    """
+    yield
+    passwords = {PASSWORD} | {secret for item in journal for secret in sent_passwords(item)}
+    for exchange in journal:
+        if not exchange.path.startswith(USERS_PATH):
+            continue
+        response = exchange.response
+        findings = password_material_in(
+            response.content.decode(),
+            passwords=passwords,
+            hashes=exchange.stored_hashes,
+            words=200 <= response.status_code < 300,
+        )
+        assert findings == [], f"{exchange.path} answered {response.status_code}: {findings}"

@@ -1,0 +1,163 @@
+"""GET /properties/:id: the detail shape with category, owner, photos, videos and record."""
+
+import pytest
+
+from listings.models import PropertyType
+from tests.factories import (
+    CategoryFactory,
+    ImageFactory,
+    ListingFactory,
+    TypeSpecificRecordFactory,
+    VideoFactory,
+)
+from tests.properties.support import (
+    DETAIL_KEYS,
+    RECORD_FIELDS,
+    assert_problem,
+    common_fields,
+    is_json_number,
+    iso,
+    property_url,
+    records_payload,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def test_detail_is_the_listing_with_category_owner_photos_videos_and_record(
+    anonymous_client, owner_user, owner
+):
+    # given
+    category = CategoryFactory(name="Country houses", description="Homes in the country.")
+    listing = ListingFactory(owner=owner, category=category)
+    record = TypeSpecificRecordFactory(property=listing, kind=PropertyType.HOUSE)
+    image = ImageFactory(property=listing, title="Kitchen")
+    untitled_image = ImageFactory(property=listing, title=None, position=1)
+    video = VideoFactory(property=listing, title="Walkthrough")
+
+    # when
+    response = anonymous_client.get(property_url(listing.id))
+
+    # then
+    assert response.status_code == 200
+    body = response.json()
+    assert set(body) == DETAIL_KEYS
+    assert body == {
+        **common_fields(listing),
+        "type": "house",
+        "propertyCategory": {
+            "id": category.id,
+            "name": "Country houses",
+            "description": "Homes in the country.",
+        },
+        "owner": {
+            "id": owner.id,
+            "user": {
+                "id": owner_user.id,
+                "name": "Oscar Owner",
+                "email": "oscar.owner@example.com",
+                "phone": "+34600000002",
+            },
+        },
+        "images": [
+            {
+                "id": image.id,
+                "url": f"http://testserver{image.file.url}",
+                "title": "Kitchen",
+                "description": "Kitchen",
+            },
+            {
+                "id": untitled_image.id,
+                "url": f"http://testserver{untitled_image.file.url}",
+                "title": None,
+                "description": None,
+            },
+        ],
+        "videos": [
+            {
+                "id": video.id,
+                "url": f"http://testserver{video.file.url}",
+                "title": "Walkthrough",
+                "createdAt": iso(video.created_at),
+            }
+        ],
+        **records_payload(record),
+    }
+
+
+@pytest.mark.parametrize("kind", PropertyType.values)
+def test_detail_holds_the_record_under_its_own_key_only(anonymous_client, kind):
+    # given
+    listing = ListingFactory()
+    record = TypeSpecificRecordFactory(property=listing, kind=kind)
+
+    # when
+    response = anonymous_client.get(property_url(listing.id))
+
+    # then
+    assert response.status_code == 200
+    body = response.json()
+    assert body["type"] == kind
+    assert {key: body[key] for key in records_payload(None)} == records_payload(record)
+    [own] = [value for value in records_payload(record).values() if value is not None]
+    assert set(own) == {"id", "propertyId"} | RECORD_FIELDS[kind]
+
+
+def test_detail_without_record_media_or_owner_name(anonymous_client):
+    # given
+    listing = ListingFactory(owner__user__name=None, owner__user__phone=None)
+
+    # when
+    response = anonymous_client.get(property_url(listing.id))
+
+    # then
+    assert response.status_code == 200
+    body = response.json()
+    assert body["type"] is None
+    assert body["images"] == []
+    assert body["videos"] == []
+    assert body["owner"]["user"]["name"] is None
+    assert body["owner"]["user"]["phone"] is None
+    assert {key: body[key] for key in records_payload(None)} == records_payload(None)
+
+
+def test_detail_numbers_are_json_numbers_and_timestamps_end_in_z(anonymous_client):
+    # given
+    listing = ListingFactory(price="1234.50", area="99.90")
+    VideoFactory(property=listing)
+
+    # when
+    response = anonymous_client.get(property_url(listing.id))
+
+    # then
+    body = response.json()
+    for key in ("price", "area", "latitude", "longitude"):
+        assert is_json_number(body[key]), key
+    assert body["price"] == 1234.5
+    assert body["area"] == 99.9
+    for timestamp in (body["createdAt"], body["updatedAt"], body["videos"][0]["createdAt"]):
+        assert timestamp.endswith("Z")
+
+
+def test_detail_accepts_a_trailing_slash(anonymous_client):
+    # given
+    listing = ListingFactory()
+
+    # when
+    response = anonymous_client.get(f"{property_url(listing.id)}/")
+
+    # then
+    assert response.status_code == 200
+    assert response.json()["id"] == listing.id
+
+
+@pytest.mark.parametrize("listing_id", ["zzzzzzzzzzzzzzzzzzzzzzzzz", "not-an-id", "1"])
+def test_detail_of_an_unknown_id_is_404(anonymous_client, listing_id):
+    # given
+    ListingFactory()
+
+    # when
+    response = anonymous_client.get(property_url(listing_id))
+
+    # then
+    assert_problem(response, status=404, code="not_found")

@@ -1,0 +1,484 @@
+"""GET /properties filters (interface and D8), each alone, combined, and their validation."""
+
+import datetime
+from decimal import Decimal
+
+import pytest
+from django.utils import timezone
+
+from listings.models import Property, PropertyStatus, PropertyType, TransactionType
+from tests.factories import CategoryFactory, ListingFactory, TypeSpecificRecordFactory
+from tests.properties.support import PROPERTIES_URL, assert_validation_error, ids
+
+pytestmark = pytest.mark.django_db
+
+
+def created_in_order(*listings: Property) -> None:
+    """Give the listings creation times one minute apart, the first the oldest."""
+    start = timezone.now() - datetime.timedelta(days=1)
+    for offset, listing in enumerate(listings):
+        Property.objects.filter(pk=listing.pk).update(
+            created_at=start + datetime.timedelta(minutes=offset)
+        )
+
+
+def listed_ids(client, parameters: dict) -> set[str]:
+    response = client.get(PROPERTIES_URL, parameters)
+    assert response.status_code == 200, response.content
+    assert response.json()["totalItems"] == len(response.json()["properties"])
+    return set(ids(response))
+
+
+@pytest.mark.parametrize("kind", PropertyType.values)
+def test_filter_type_keeps_only_listings_of_that_kind(anonymous_client, kind):
+    # given
+    listings = {}
+    for each_kind in PropertyType.values:
+        listings[each_kind] = ListingFactory()
+        TypeSpecificRecordFactory(property=listings[each_kind], kind=each_kind)
+    ListingFactory()  # a listing without a type-specific record yet
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL, {"type": kind})
+
+    # then
+    assert response.status_code == 200
+    assert ids(response) == [listings[kind].id]
+    assert response.json()["properties"][0]["type"] == kind
+
+
+@pytest.mark.parametrize("transaction_type", TransactionType.values)
+def test_filter_transaction_type(anonymous_client, transaction_type):
+    # given
+    sale = ListingFactory(transaction_type=TransactionType.SALE)
+    rent = ListingFactory(transaction_type=TransactionType.RENT)
+    expected = {TransactionType.SALE: sale.id, TransactionType.RENT: rent.id}
+
+    # when
+    found = listed_ids(anonymous_client, {"transactionType": transaction_type})
+
+    # then
+    assert found == {expected[transaction_type]}
+
+
+def test_filter_min_price_is_inclusive(anonymous_client):
+    # given
+    ListingFactory(price=Decimal("99999.99"))
+    at_bound = ListingFactory(price=Decimal("100000.00"))
+    above = ListingFactory(price=Decimal("250000.00"))
+
+    # when
+    found = listed_ids(anonymous_client, {"minPrice": "100000"})
+
+    # then
+    assert found == {at_bound.id, above.id}
+
+
+def test_filter_max_price_is_inclusive(anonymous_client):
+    # given
+    below = ListingFactory(price=Decimal("99999.99"))
+    at_bound = ListingFactory(price=Decimal("100000.00"))
+    ListingFactory(price=Decimal("100000.01"))
+
+    # when
+    found = listed_ids(anonymous_client, {"maxPrice": "100000"})
+
+    # then
+    assert found == {below.id, at_bound.id}
+
+
+def test_filter_price_range(anonymous_client):
+    # given
+    ListingFactory(price=Decimal("500.00"))
+    inside = ListingFactory(price=Decimal("1500.00"))
+    ListingFactory(price=Decimal("2500.00"))
+
+    # when
+    found = listed_ids(anonymous_client, {"minPrice": "1000", "maxPrice": "2000.50"})
+
+    # then
+    assert found == {inside.id}
+
+
+def test_filter_equal_min_and_max_price(anonymous_client):
+    # given
+    exact = ListingFactory(price=Decimal("1500.00"))
+    ListingFactory(price=Decimal("1500.01"))
+
+    # when
+    found = listed_ids(anonymous_client, {"minPrice": "1500", "maxPrice": "1500"})
+
+    # then
+    assert found == {exact.id}
+
+
+@pytest.mark.parametrize("value", ["madrid", "Madrid", "MADRID", " madrid "])
+def test_filter_municipality_matches_any_case(anonymous_client, value):
+    # given
+    madrid = ListingFactory(municipality="Madrid")
+    ListingFactory(municipality="Barcelona")
+
+    # when
+    found = listed_ids(anonymous_client, {"municipality": value})
+
+    # then
+    assert found == {madrid.id}
+
+
+@pytest.mark.parametrize("value", ["Madri", "adrid", "Madrid Centro", "Mad%"])
+def test_filter_municipality_matches_only_the_whole_name(anonymous_client, value):
+    # given
+    ListingFactory(municipality="Madrid")
+
+    # when
+    found = listed_ids(anonymous_client, {"municipality": value})
+
+    # then
+    assert found == set()
+
+
+def test_filter_owner_id(anonymous_client, owner, other_owner):
+    # given
+    mine = ListingFactory(owner=owner)
+    ListingFactory(owner=other_owner)
+
+    # when
+    found = listed_ids(anonymous_client, {"ownerId": owner.id})
+
+    # then
+    assert found == {mine.id}
+
+
+def test_filter_owner_id_unknown_gives_an_empty_list(anonymous_client, owner):
+    # given
+    ListingFactory(owner=owner)
+
+    # when
+    found = listed_ids(anonymous_client, {"ownerId": "zzzzzzzzzzzzzzzzzzzzzzzzz"})
+
+    # then
+    assert found == set()
+
+
+def test_filter_category_id(anonymous_client):
+    # given
+    offices = CategoryFactory(name="Offices")
+    filed = ListingFactory(category=offices)
+    ListingFactory()
+
+    # when
+    found = listed_ids(anonymous_client, {"categoryId": offices.id})
+
+    # then
+    assert found == {filed.id}
+
+
+@pytest.mark.parametrize(
+    "status", [PropertyStatus.AVAILABLE, PropertyStatus.SOLD, PropertyStatus.RENTED]
+)
+def test_filter_status_of_visible_listings(anonymous_client, status):
+    # given
+    by_status = {
+        PropertyStatus.AVAILABLE: ListingFactory(status=PropertyStatus.AVAILABLE),
+        PropertyStatus.SOLD: ListingFactory(status=PropertyStatus.SOLD),
+        PropertyStatus.RENTED: ListingFactory(
+            status=PropertyStatus.RENTED, transaction_type=TransactionType.RENT
+        ),
+    }
+
+    # when
+    found = listed_ids(anonymous_client, {"status": status})
+
+    # then
+    assert found == {by_status[status].id}
+
+
+@pytest.mark.parametrize("status", [PropertyStatus.PENDING, PropertyStatus.SUSPENDED])
+def test_filter_status_of_hidden_listings_for_an_admin(admin_client, anonymous_client, status):
+    # given
+    hidden = ListingFactory(status=status)
+    ListingFactory(status=PropertyStatus.AVAILABLE)
+
+    # when
+    found_by_admin = listed_ids(admin_client, {"status": status})
+    found_by_anonymous = listed_ids(anonymous_client, {"status": status})
+
+    # then
+    assert found_by_admin == {hidden.id}
+    assert found_by_anonymous == set()
+
+
+def test_filter_min_area_and_max_area_are_inclusive(anonymous_client):
+    # given
+    too_small = ListingFactory(area=Decimal("49.99"))
+    low = ListingFactory(area=Decimal("50.00"))
+    high = ListingFactory(area=Decimal("80.00"))
+    too_large = ListingFactory(area=Decimal("80.01"))
+
+    # when
+    found_min = listed_ids(anonymous_client, {"minArea": "50"})
+    found_max = listed_ids(anonymous_client, {"maxArea": "80"})
+    found_both = listed_ids(anonymous_client, {"minArea": "50", "maxArea": "80"})
+
+    # then
+    assert found_min == {low.id, high.id, too_large.id}
+    assert found_max == {too_small.id, low.id, high.id}
+    assert found_both == {low.id, high.id}
+
+
+def test_filter_min_bedrooms_keeps_listings_with_at_least_that_many(anonymous_client):
+    # given
+    house = ListingFactory()
+    TypeSpecificRecordFactory(property=house, kind=PropertyType.HOUSE, bedrooms=3)
+    apartment = ListingFactory()
+    TypeSpecificRecordFactory(property=apartment, kind=PropertyType.APARTMENT, bedrooms=2)
+    small_apartment = ListingFactory()
+    TypeSpecificRecordFactory(property=small_apartment, kind=PropertyType.APARTMENT, bedrooms=1)
+    land = ListingFactory()
+    TypeSpecificRecordFactory(property=land, kind=PropertyType.LAND)
+    ListingFactory()
+
+    # when
+    found_two = listed_ids(anonymous_client, {"minBedrooms": 2})
+    found_three = listed_ids(anonymous_client, {"minBedrooms": 3})
+    found_four = listed_ids(anonymous_client, {"minBedrooms": 4})
+
+    # then
+    assert found_two == {house.id, apartment.id}
+    assert found_three == {house.id}
+    assert found_four == set()
+
+
+@pytest.fixture
+def searchable_listings():
+    """Listings whose words sit in different searched fields."""
+    return {
+        "title": ListingFactory(
+            title="Sunny penthouse",
+            description="Top floor flat.",
+            address="1 Calle Mayor",
+            municipality="Madrid",
+        ),
+        "description": ListingFactory(
+            title="Family home",
+            description="Large garden with fruit trees.",
+            address="2 Calle Mayor",
+            municipality="Madrid",
+        ),
+        "address": ListingFactory(
+            title="Quiet studio",
+            description="Small and cosy.",
+            address="12 Calle Alcala",
+            municipality="Madrid",
+        ),
+        "municipality": ListingFactory(
+            title="Old mill",
+            description="Stone walls.",
+            address="3 Camino Real",
+            municipality="Segovia",
+        ),
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("penthouse", {"title"}),
+        ("PENTHOUSE", {"title"}),
+        ("garden", {"description"}),
+        ("Alcala", {"address"}),
+        ("segovia", {"municipality"}),
+        ("sunny penthouse", {"title"}),
+        ("garden madrid", {"description"}),
+        ("mill segovia", {"municipality"}),
+        ("mayor", {"title", "description"}),
+        ("penthouse garden", set()),
+        ("castle", set()),
+    ],
+)
+def test_filter_q_searches_title_description_address_and_municipality(
+    anonymous_client, searchable_listings, text, expected
+):
+    # given the searchable listings
+
+    # when
+    found = listed_ids(anonymous_client, {"q": text})
+
+    # then
+    assert found == {searchable_listings[field].id for field in expected}
+
+
+def test_filter_q_of_only_spaces_filters_nothing(anonymous_client, searchable_listings):
+    # given the searchable listings
+
+    # when
+    found = listed_ids(anonymous_client, {"q": "   "})
+
+    # then
+    assert found == {listing.id for listing in searchable_listings.values()}
+
+
+def test_filter_q_excludes_hidden_listings(anonymous_client):
+    # given
+    visible = ListingFactory(title="Sunny penthouse", status=PropertyStatus.AVAILABLE)
+    ListingFactory(title="Sunny penthouse too", status=PropertyStatus.PENDING)
+
+    # when
+    found = listed_ids(anonymous_client, {"q": "penthouse"})
+
+    # then
+    assert found == {visible.id}
+
+
+@pytest.fixture
+def sortable_listings():
+    """Three listings whose price, area and age orders all differ."""
+    cheap = ListingFactory(price=Decimal("100000.00"), area=Decimal("300.00"))
+    middle = ListingFactory(price=Decimal("200000.00"), area=Decimal("100.00"))
+    dear = ListingFactory(price=Decimal("300000.00"), area=Decimal("200.00"))
+    created_in_order(middle, dear, cheap)
+    return {"cheap": cheap, "middle": middle, "dear": dear}
+
+
+@pytest.mark.parametrize(
+    ("sort", "expected"),
+    [
+        ("price", ["cheap", "middle", "dear"]),
+        ("-price", ["dear", "middle", "cheap"]),
+        ("createdAt", ["middle", "dear", "cheap"]),
+        ("-createdAt", ["cheap", "dear", "middle"]),
+        ("area", ["middle", "dear", "cheap"]),
+        ("-area", ["cheap", "dear", "middle"]),
+    ],
+)
+def test_sort(anonymous_client, sortable_listings, sort, expected):
+    # given the sortable listings
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL, {"sort": sort})
+
+    # then
+    assert response.status_code == 200
+    assert ids(response) == [sortable_listings[name].id for name in expected]
+
+
+def test_sort_ties_are_broken_by_id(anonymous_client):
+    # given
+    listings = ListingFactory.create_batch(3, price=Decimal("1000.00"))
+    ordered = sorted(listing.id for listing in listings)
+
+    # when
+    ascending = anonymous_client.get(PROPERTIES_URL, {"sort": "price"})
+    descending = anonymous_client.get(PROPERTIES_URL, {"sort": "-price"})
+
+    # then
+    assert ids(ascending) == ordered
+    assert ids(descending) == list(reversed(ordered))
+
+
+def test_sort_and_q_together(anonymous_client):
+    # given
+    cheap = ListingFactory(title="Garden flat", price=Decimal("1000.00"))
+    dear = ListingFactory(title="Garden villa", price=Decimal("9000.00"))
+    ListingFactory(title="Roof flat", price=Decimal("5000.00"))
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL, {"q": "garden", "sort": "-price"})
+
+    # then
+    assert ids(response) == [dear.id, cheap.id]
+
+
+def test_filters_combined(anonymous_client, owner, other_owner):
+    # given
+    wanted_fields = {
+        "owner": owner,
+        "transaction_type": TransactionType.RENT,
+        "price": Decimal("1200.00"),
+        "area": Decimal("90.00"),
+        "municipality": "Valencia",
+        "title": "Sunlit flat near the beach",
+        "status": PropertyStatus.AVAILABLE,
+    }
+    wanted = ListingFactory(**wanted_fields)
+    TypeSpecificRecordFactory(property=wanted, kind=PropertyType.APARTMENT, bedrooms=3)
+    # each near miss differs from the wanted listing in one filtered respect only
+    near_misses = [
+        {"owner": other_owner},
+        {"transaction_type": TransactionType.SALE},
+        {"price": Decimal("1500.01")},
+        {"price": Decimal("999.99")},
+        {"area": Decimal("79.99")},
+        {"area": Decimal("100.01")},
+        {"municipality": "Madrid"},
+        {"title": "Dark flat near the beach"},
+        {"status": PropertyStatus.RENTED},
+        {"category": CategoryFactory(name="Holiday homes")},
+    ]
+    for difference in near_misses:
+        listing = ListingFactory(**{**wanted_fields, **difference})
+        TypeSpecificRecordFactory(property=listing, kind=PropertyType.APARTMENT, bedrooms=3)
+    few_bedrooms = ListingFactory(**wanted_fields)
+    TypeSpecificRecordFactory(property=few_bedrooms, kind=PropertyType.APARTMENT, bedrooms=1)
+    house = ListingFactory(**wanted_fields)
+    TypeSpecificRecordFactory(property=house, kind=PropertyType.HOUSE, bedrooms=3)
+    parameters = {
+        "type": "apartment",
+        "transactionType": "RENT",
+        "minPrice": "1000",
+        "maxPrice": "1500",
+        "municipality": "valencia",
+        "ownerId": owner.id,
+        "categoryId": wanted.category_id,
+        "status": "AVAILABLE",
+        "q": "sunlit",
+        "minArea": "80",
+        "maxArea": "100",
+        "minBedrooms": "2",
+        "sort": "-price",
+    }
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL, parameters)
+    response_for_houses = anonymous_client.get(PROPERTIES_URL, {**parameters, "type": "house"})
+
+    # then
+    assert response.status_code == 200
+    assert ids(response) == [wanted.id]
+    assert response.json()["totalItems"] == 1
+    assert ids(response_for_houses) == [house.id]
+
+
+@pytest.mark.parametrize(
+    ("parameters", "fields"),
+    [
+        ({"type": "castle"}, {"type"}),
+        ({"type": "House"}, {"type"}),
+        ({"type": "hotels"}, {"type"}),
+        ({"transactionType": "LEASE"}, {"transactionType"}),
+        ({"status": "DELETED"}, {"status"}),
+        ({"status": "available"}, {"status"}),
+        ({"minPrice": "abc"}, {"minPrice"}),
+        ({"minPrice": "NaN"}, {"minPrice"}),
+        ({"maxPrice": "Infinity"}, {"maxPrice"}),
+        ({"maxPrice": "abc"}, {"maxPrice"}),
+        ({"minPrice": "-1"}, {"minPrice"}),
+        ({"minPrice": "2000", "maxPrice": "1000"}, {"minPrice"}),
+        ({"minArea": "abc"}, {"minArea"}),
+        ({"minArea": "90", "maxArea": "80"}, {"minArea"}),
+        ({"minBedrooms": "two"}, {"minBedrooms"}),
+        ({"minBedrooms": "-1"}, {"minBedrooms"}),
+        ({"sort": "title"}, {"sort"}),
+        ({"sort": "created_at"}, {"sort"}),
+        ({"type": "castle", "limit": "0"}, {"type"}),
+    ],
+)
+def test_invalid_filter_is_400_naming_the_parameter(anonymous_client, parameters, fields):
+    # given
+    ListingFactory()
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL, parameters)
+
+    # then
+    assert_validation_error(response, *fields)

@@ -1,0 +1,303 @@
+"""GET /properties: the envelope, the shape of a list item, default order and pagination."""
+
+import datetime
+import math
+
+import pytest
+from django.utils import timezone
+
+from listings.models import Property, PropertyStatus, PropertyType, TransactionType
+from tests.factories import ImageFactory, ListingFactory, TypeSpecificRecordFactory
+from tests.properties.support import (
+    LIST_ITEM_KEYS,
+    LIST_KEYS,
+    PROPERTIES_URL,
+    RECORD_FIELDS,
+    assert_validation_error,
+    common_fields,
+    ids,
+    is_json_number,
+    records_payload,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def make_listings(count: int, **fields) -> list[Property]:
+    """`count` listings created one second apart, the first the oldest; returned newest first."""
+    start = timezone.now() - datetime.timedelta(days=1)
+    listings = ListingFactory.create_batch(count, **fields)
+    for offset, listing in enumerate(listings):
+        Property.objects.filter(pk=listing.pk).update(
+            created_at=start + datetime.timedelta(seconds=offset)
+        )
+    return list(reversed(listings))
+
+
+def test_list_envelope_has_exactly_the_documented_keys(anonymous_client):
+    # given
+    make_listings(3)
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL)
+
+    # then
+    assert response.status_code == 200
+    body = response.json()
+    assert set(body) == LIST_KEYS
+    assert body["totalItems"] == 3
+    assert body["totalPages"] == 1
+    assert body["itemsPerPage"] == 10
+    assert body["currentPage"] == 1
+    assert len(body["properties"]) == 3
+
+
+def test_list_item_is_the_listing_with_its_photos_and_record(anonymous_client, owner):
+    # given
+    listing = ListingFactory(owner=owner, price="199999.99", area="87.25")
+    record = TypeSpecificRecordFactory(property=listing, kind=PropertyType.APARTMENT)
+    first_image = ImageFactory(property=listing, position=0)
+    second_image = ImageFactory(property=listing, position=1)
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL)
+
+    # then
+    assert response.status_code == 200
+    [item] = response.json()["properties"]
+    assert set(item) == LIST_ITEM_KEYS
+    assert item == {
+        **common_fields(listing),
+        "type": "apartment",
+        "images": [
+            {"id": first_image.id, "url": f"http://testserver{first_image.file.url}"},
+            {"id": second_image.id, "url": f"http://testserver{second_image.file.url}"},
+        ],
+        **records_payload(record),
+    }
+    assert all(image["url"].startswith("http://testserver/") for image in item["images"])
+
+
+def test_list_item_record_key_holds_id_property_id_and_the_kind_fields(anonymous_client):
+    # given
+    listings = {kind: ListingFactory() for kind in PropertyType.values}
+    records = {
+        kind: TypeSpecificRecordFactory(property=listing, kind=kind)
+        for kind, listing in listings.items()
+    }
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL)
+
+    # then
+    assert response.status_code == 200
+    items = {item["id"]: item for item in response.json()["properties"]}
+    assert len(items) == 7
+    for kind, listing in listings.items():
+        item = items[listing.id]
+        assert item["type"] == kind
+        assert {key: item[key] for key in records_payload(None)} == records_payload(records[kind])
+        own_key = next(key for key, value in records_payload(records[kind]).items() if value)
+        assert set(item[own_key]) == {"id", "propertyId"} | RECORD_FIELDS[kind]
+
+
+def test_list_item_without_record_has_null_type_and_null_records(anonymous_client):
+    # given
+    listing = ListingFactory()
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL)
+
+    # then
+    [item] = response.json()["properties"]
+    assert item == {**common_fields(listing), "type": None, "images": [], **records_payload(None)}
+
+
+def test_list_numbers_are_json_numbers_and_timestamps_end_in_z(anonymous_client):
+    # given
+    ListingFactory(price="1500.50", area="45.00", latitude=41.38, longitude=2.17)
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL)
+
+    # then
+    [item] = response.json()["properties"]
+    for key in ("price", "area", "latitude", "longitude"):
+        assert is_json_number(item[key]), key
+    assert item["price"] == 1500.5
+    assert item["area"] == 45.0
+    assert item["createdAt"].endswith("Z")
+    assert item["updatedAt"].endswith("Z")
+
+
+def test_list_default_order_is_newest_first(anonymous_client):
+    # given
+    newest_first = make_listings(4)
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL)
+
+    # then
+    assert ids(response) == [listing.id for listing in newest_first]
+
+
+def test_list_listings_created_at_the_same_moment_are_ordered_by_id_descending(anonymous_client):
+    # given
+    listings = ListingFactory.create_batch(4)
+    moment = timezone.now() - datetime.timedelta(hours=1)
+    Property.objects.update(created_at=moment)
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL)
+
+    # then
+    assert ids(response) == sorted((listing.id for listing in listings), reverse=True)
+
+
+def test_list_default_page_is_one_and_default_limit_is_ten(anonymous_client):
+    # given
+    newest_first = make_listings(15)
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL)
+
+    # then
+    body = response.json()
+    assert {key: body[key] for key in LIST_KEYS - {"properties"}} == {
+        "totalItems": 15,
+        "totalPages": 2,
+        "itemsPerPage": 10,
+        "currentPage": 1,
+    }
+    assert ids(response) == [listing.id for listing in newest_first[:10]]
+
+
+def test_list_second_page_holds_the_rest(anonymous_client):
+    # given
+    newest_first = make_listings(15)
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL, {"page": 2})
+
+    # then
+    body = response.json()
+    assert body["currentPage"] == 2
+    assert body["totalItems"] == 15
+    assert ids(response) == [listing.id for listing in newest_first[10:]]
+
+
+@pytest.mark.parametrize(("total", "limit"), [(7, 3), (6, 3), (1, 1), (10, 100), (101, 100)])
+def test_list_total_pages_is_the_ceiling_of_items_over_limit(anonymous_client, total, limit):
+    # given
+    make_listings(total)
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL, {"limit": limit})
+
+    # then
+    body = response.json()
+    assert body["totalItems"] == total
+    assert body["totalPages"] == math.ceil(total / limit)
+    assert body["itemsPerPage"] == limit
+    assert len(body["properties"]) == min(total, limit)
+
+
+def test_list_last_partial_page(anonymous_client):
+    # given
+    newest_first = make_listings(7)
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL, {"page": 3, "limit": 3})
+
+    # then
+    body = response.json()
+    assert ids(response) == [newest_first[6].id]
+    assert body["totalPages"] == 3
+    assert body["currentPage"] == 3
+
+
+def test_list_page_past_the_end_is_empty_with_the_right_totals(anonymous_client):
+    # given
+    make_listings(3)
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL, {"page": 5, "limit": 2})
+
+    # then
+    assert response.status_code == 200
+    assert response.json() == {
+        "properties": [],
+        "totalItems": 3,
+        "totalPages": 2,
+        "itemsPerPage": 2,
+        "currentPage": 5,
+    }
+
+
+def test_list_without_listings_has_zero_pages(anonymous_client):
+    # given no listing at all
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL)
+
+    # then
+    assert response.status_code == 200
+    assert response.json() == {
+        "properties": [],
+        "totalItems": 0,
+        "totalPages": 0,
+        "itemsPerPage": 10,
+        "currentPage": 1,
+    }
+
+
+def test_list_accepts_a_trailing_slash(anonymous_client):
+    # given
+    listing = ListingFactory()
+
+    # when
+    response = anonymous_client.get(f"{PROPERTIES_URL}/")
+
+    # then
+    assert response.status_code == 200
+    assert ids(response) == [listing.id]
+
+
+@pytest.mark.parametrize(
+    ("parameters", "field"),
+    [
+        ({"page": 0}, "page"),
+        ({"page": -1}, "page"),
+        ({"page": "abc"}, "page"),
+        ({"limit": 0}, "limit"),
+        ({"limit": 101}, "limit"),
+        ({"limit": "abc"}, "limit"),
+    ],
+)
+def test_list_invalid_page_or_limit_is_400_naming_it(anonymous_client, parameters, field):
+    # given
+    ListingFactory()
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL, parameters)
+
+    # then
+    assert_validation_error(response, field)
+
+
+def test_list_shows_every_visible_status_to_anonymous_users(anonymous_client):
+    # given
+    visible = [
+        ListingFactory(status=PropertyStatus.AVAILABLE),
+        ListingFactory(status=PropertyStatus.SOLD),
+        ListingFactory(status=PropertyStatus.RENTED, transaction_type=TransactionType.RENT),
+    ]
+    ListingFactory(status=PropertyStatus.PENDING)
+    ListingFactory(status=PropertyStatus.SUSPENDED)
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL)
+
+    # then
+    assert set(ids(response)) == {listing.id for listing in visible}
+    assert response.json()["totalItems"] == 3

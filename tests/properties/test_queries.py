@@ -1,0 +1,139 @@
+"""Database work per request: list pages and the detail cost a fixed, small number of queries."""
+
+import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from listings import selectors
+from listings.filters import PropertyFilter
+from listings.models import Property, PropertyStatus, PropertyType
+from tests.factories import (
+    ImageFactory,
+    ListingFactory,
+    TypeSpecificRecordFactory,
+    VideoFactory,
+)
+from tests.properties.support import PROPERTIES_URL, property_url
+
+pytestmark = pytest.mark.django_db
+
+MAX_QUERIES = 6
+
+
+def make_mixed_listings(count: int, owner) -> None:
+    """`count` listings cycling through the seven kinds, each with two photos; every other
+    one belongs to `owner`, and some of those are PENDING (seen by their owner only)."""
+    kinds = PropertyType.values
+    for number in range(count):
+        fields = {"owner": owner} if number % 2 else {}
+        if number % 4 == 1:
+            fields["status"] = PropertyStatus.PENDING
+        listing = ListingFactory(**fields)
+        TypeSpecificRecordFactory(property=listing, kind=kinds[number % len(kinds)])
+        ImageFactory.create_batch(2, property=listing)
+
+
+def queries_of(client, url: str, parameters: dict | None = None) -> int:
+    with CaptureQueriesContext(connection) as context:
+        response = client.get(url, parameters or {})
+    assert response.status_code == 200, response.content
+    return len(context.captured_queries)
+
+
+@pytest.mark.parametrize("viewer", ["anonymous", "owner"])
+def test_list_costs_the_same_few_queries_for_1_and_for_50_listings(
+    clients, owner, django_assert_num_queries, viewer
+):
+    # given one listing, and the query count of its page
+    client = clients[viewer]
+    make_mixed_listings(1, owner)
+    queries_for_one = queries_of(client, PROPERTIES_URL, {"limit": 50})
+    make_mixed_listings(49, owner)
+
+    # when
+    with django_assert_num_queries(queries_for_one):
+        response = client.get(PROPERTIES_URL, {"limit": 50})
+
+    # then
+    assert queries_for_one <= MAX_QUERIES
+    body = response.json()
+    assert len(body["properties"]) == body["totalItems"]
+    hidden = Property.objects.filter(status=PropertyStatus.PENDING).count()
+    assert hidden > 0
+    assert body["totalItems"] == (50 if viewer == "owner" else 50 - hidden)
+    assert {item["type"] for item in body["properties"]} == set(PropertyType.values)
+    assert all(len(item["images"]) == 2 for item in body["properties"])
+
+
+@pytest.mark.parametrize("viewer", ["anonymous", "owner", "admin"])
+def test_filtered_list_costs_no_more_queries(clients, owner, django_assert_max_num_queries, viewer):
+    # given
+    make_mixed_listings(14, owner)
+    parameters = {
+        "limit": 50,
+        "q": "bright",
+        "type": "house",
+        "minBedrooms": 1,
+        "bbox": "-10,30,10,50",
+        "sort": "-price",
+    }
+
+    # when
+    with django_assert_max_num_queries(MAX_QUERIES):
+        response = clients[viewer].get(PROPERTIES_URL, parameters)
+
+    # then
+    assert response.status_code == 200
+    assert {item["type"] for item in response.json()["properties"]} == {"house"}
+
+
+@pytest.mark.parametrize("viewer", ["anonymous", "owner", "admin"])
+def test_detail_costs_at_most_six_queries(clients, owner, django_assert_max_num_queries, viewer):
+    # given
+    listing = ListingFactory(owner=owner)
+    TypeSpecificRecordFactory(property=listing, kind=PropertyType.APARTMENT)
+    ImageFactory.create_batch(3, property=listing)
+    VideoFactory.create_batch(2, property=listing)
+
+    # when
+    with django_assert_max_num_queries(MAX_QUERIES):
+        response = clients[viewer].get(property_url(listing.id))
+
+    # then
+    assert response.status_code == 200
+    body = response.json()
+    assert (len(body["images"]), len(body["videos"]), body["type"]) == (3, 2, "apartment")
+
+
+def test_detail_costs_the_same_with_or_without_media(clients, owner):
+    # given
+    bare = ListingFactory(owner=owner)
+    furnished = ListingFactory(owner=owner)
+    TypeSpecificRecordFactory(property=furnished, kind=PropertyType.HOTEL)
+    ImageFactory.create_batch(5, property=furnished)
+    VideoFactory.create_batch(3, property=furnished)
+
+    # when
+    queries_for_bare = queries_of(clients["anonymous"], property_url(bare.id))
+    queries_for_furnished = queries_of(clients["anonymous"], property_url(furnished.id))
+
+    # then
+    assert queries_for_bare == queries_for_furnished
+
+
+@pytest.mark.postgres_only
+def test_q_filter_uses_the_full_text_gin_index():
+    # given
+    ListingFactory.create_batch(5, title="Sunny penthouse")
+    listings = selectors.property_visible_to(viewer=AnonymousUser())
+    searched = PropertyFilter({"q": "sunny penthouse"}, queryset=listings).qs
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+
+    # when
+    plan = searched.explain()
+
+    # then
+    assert "listings_prop_search_idx" in plan, plan
+    assert searched.count() == 5

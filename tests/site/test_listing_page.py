@@ -1,0 +1,227 @@
+"""The listing page: gallery, videos, facts, map, favorite toggle and visit request."""
+
+import datetime
+import re
+
+import pytest
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.utils import timezone
+
+from appointments.models import Appointment, AppointmentStatus
+from favorites.models import Favorite
+from listings.models import PropertyStatus
+from tests.factories import (
+    FavoriteFactory,
+    ImageFactory,
+    PropertyFactory,
+    TypeSpecificRecordFactory,
+    VideoFactory,
+)
+from tests.site.conftest import house
+
+pytestmark = pytest.mark.django_db
+
+
+def stored(name: str) -> str:
+    """Store a small file under `name`; returns the name the storage chose."""
+    return default_storage.save(name, ContentFile(b"webp"))
+
+
+def gallery_images(response) -> list[str]:
+    """The <img> tags of the gallery, in page order."""
+    gallery = response.text.split('id="photos-heading"')[1].split("</section>")[0]
+    return re.findall(r"<img [^>]+>", gallery, flags=re.DOTALL)
+
+
+def test_gallery_follows_the_owners_order_with_srcset_lazy_loading_and_alt_text(client):
+    # given photos stored out of order, the second in position with 400 and 1200 px copies
+    listing = house(title="Sunny house")
+    small, large = stored("p/a_400.webp"), stored("p/a_1200.webp")
+    ImageFactory(property=listing, position=2, title="Garden")
+    ImageFactory(
+        property=listing, position=0, title="Front door", thumbnails={"400": small, "1200": large}
+    )
+    ImageFactory(property=listing, position=1, title=None)
+
+    # when
+    response = client.get(f"/listings/{listing.pk}/")
+
+    # then
+    images = gallery_images(response)
+    assert response.status_code == 200
+    assert len(images) == 3
+    assert f'src="/media/{small}"' in images[0]
+    assert f'srcset="/media/{small} 400w, /media/{large} 1200w"' in images[0]
+    assert 'alt="Front door"' in images[0]
+    assert 'alt="Photo 2 of Sunny house"' in images[1]
+    assert 'alt="Garden"' in images[2]
+    assert all('loading="lazy"' in image for image in images)
+
+
+def test_page_shows_videos_every_fact_the_category_and_a_map_marker(client):
+    record = TypeSpecificRecordFactory(
+        kind="apartment",
+        property__title="Flat with lift",
+        property__category__name="Luxury",
+        property__price=180000,
+        property__latitude=41.39,
+        property__longitude=2.17,
+    )
+    listing = record.property
+    video = VideoFactory(property=listing, title="Walkthrough")
+
+    response = client.get(f"/listings/{listing.pk}/")
+
+    page = response.text
+    assert f'<source src="{video.file.url}" type="video/webm">' in page
+    for label, value in [
+        ("Type", "Apartment"),
+        ("Category", "Luxury"),
+        ("Price", "180,000"),
+        ("Sale or rent", "Sale"),
+        ("Rooms", "3"),
+        ("Bedrooms", "2"),
+        ("Bathrooms", "1"),
+        ("Parking space", "No"),
+        ("Swimming pool", "No"),
+        ("Floors", "1"),
+        ("Balcony", "Yes"),
+        ("Elevator", "Yes"),
+    ]:
+        assert f"<dt>{label}</dt><dd>{value}</dd>" in page
+    assert '"lat": 41.39, "lng": 2.17' in page
+
+
+def test_a_hidden_listing_is_404_for_others_and_visible_to_its_owner(client, owner, other_owner):
+    pending = house(owner, title="Awaiting review", status=PropertyStatus.PENDING)
+    suspended = house(owner, status=PropertyStatus.SUSPENDED)
+
+    anonymous = client.get(f"/listings/{pending.pk}/")
+    client.force_login(other_owner)
+    other = client.get(f"/listings/{suspended.pk}/")
+    client.force_login(owner)
+    own = client.get(f"/listings/{pending.pk}/")
+
+    assert anonymous.status_code == 404
+    assert "Page not found" in anonymous.text
+    assert other.status_code == 404
+    assert own.status_code == 200
+    assert "Pending review" in own.text
+    assert "Edit this listing" in own.text
+
+
+def test_favorite_toggle_saves_and_forgets_the_listing(customer_client, customer):
+    listing = house(title="Keeper")
+
+    saved = customer_client.post(f"/listings/{listing.pk}/favorite/", {"favorite": "on"})
+    again = customer_client.post(f"/listings/{listing.pk}/favorite/", {"favorite": "on"})
+    page = customer_client.get(f"/listings/{listing.pk}/")
+    removed = customer_client.post(f"/listings/{listing.pk}/favorite/", {"favorite": "off"})
+
+    assert saved.status_code == 302
+    assert saved.url == f"/listings/{listing.pk}/"
+    assert again.status_code == 302
+    assert 'aria-pressed="true"' in page.text
+    assert "Saved to favorites" in page.text
+    assert removed.status_code == 302
+    assert Favorite.objects.filter(user=customer).count() == 0
+
+
+def test_favorite_of_a_hidden_listing_is_404(customer_client):
+    hidden = PropertyFactory(status=PropertyStatus.PENDING)
+
+    response = customer_client.post(f"/listings/{hidden.pk}/favorite/", {"favorite": "on"})
+
+    assert response.status_code == 404
+    assert Favorite.objects.count() == 0
+
+
+def test_anonymous_visitors_are_sent_to_log_in_to_save_or_visit(client):
+    listing = house()
+
+    favorite = client.post(f"/listings/{listing.pk}/favorite/", {"favorite": "on"})
+    visit = client.post(f"/listings/{listing.pk}/visit/", {})
+    page = client.get(f"/listings/{listing.pk}/")
+
+    assert favorite.status_code == 302
+    assert favorite.url == f"/accounts/login/?next=/listings/{listing.pk}/"
+    assert visit.url == f"/accounts/login/?next=/listings/{listing.pk}/"
+    assert "to request a visit" in page.text
+    assert Favorite.objects.count() == 0
+
+
+def test_visit_request_books_an_appointment_with_the_owner(customer_client, customer):
+    listing = house(title="Visit me")
+    when = (timezone.now() + datetime.timedelta(days=2)).replace(second=0, microsecond=0)
+
+    response = customer_client.post(
+        f"/listings/{listing.pk}/visit/",
+        {"date": when.strftime("%Y-%m-%dT%H:%M"), "duration": "45", "notes": "After work"},
+    )
+
+    assert response.status_code == 302
+    assert response.url == "/me/visits/"
+    visit = Appointment.objects.get()
+    assert (visit.user, visit.owner, visit.property) == (customer, listing.owner, listing)
+    assert (visit.date, visit.duration, visit.notes) == (when, 45, "After work")
+    assert visit.status == AppointmentStatus.PENDING
+
+
+def test_visit_request_in_the_past_shows_the_services_message_on_the_form(customer_client):
+    listing = house()
+
+    response = customer_client.post(
+        f"/listings/{listing.pk}/visit/", {"date": "2001-01-01T10:00", "duration": "30"}
+    )
+
+    assert response.status_code == 400
+    assert "A visit must be in the future." in response.text
+    assert Appointment.objects.count() == 0
+
+
+def test_visit_request_that_overlaps_another_is_a_conflict(customer_client):
+    listing = house()
+    when = (timezone.now() + datetime.timedelta(days=2)).replace(second=0, microsecond=0)
+    date = when.strftime("%Y-%m-%dT%H:%M")
+    customer_client.post(f"/listings/{listing.pk}/visit/", {"date": date, "duration": "30"})
+
+    response = customer_client.post(
+        f"/listings/{listing.pk}/visit/", {"date": date, "duration": "30"}
+    )
+
+    assert response.status_code == 409
+    assert "The listing already has a visit at that time." in response.text
+
+
+def test_posts_without_the_csrf_token_are_refused_with_the_sites_page(csrf_client, customer):
+    listing = house()
+    FavoriteFactory(user=customer, property=house())
+
+    response = csrf_client.post(f"/listings/{listing.pk}/favorite/", {"favorite": "on"})
+
+    assert response.status_code == 403
+    assert "This form expired" in response.text
+    assert Favorite.objects.filter(property=listing).count() == 0
+
+
+def test_listing_page_queries_do_not_grow_with_its_photos(
+    customer_client, django_assert_num_queries
+):
+    # given a listing with one photo and one with five photos and two videos
+    few = house(title="Few photos")
+    ImageFactory(property=few)
+    many = house(title="Many photos")
+    for position in range(5):
+        ImageFactory(property=many, position=position)
+    VideoFactory.create_batch(2, property=many)
+    # session, user, the listing with record, category and owner, its photos, its videos,
+    # whether it is a favorite, the unread notifications count
+    expected = 7
+
+    # when / then
+    with django_assert_num_queries(expected):
+        customer_client.get(f"/listings/{few.pk}/")
+    with django_assert_num_queries(expected):
+        response = customer_client.get(f"/listings/{many.pk}/")
+    assert len(gallery_images(response)) == 5

@@ -1,0 +1,213 @@
+"""The home and search page: the API's filters in the URL, cards, map markers, query count."""
+
+import json
+import re
+
+import pytest
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+
+from listings.models import PropertyStatus
+from tests.factories import ImageFactory, PropertyFactory, TypeSpecificRecordFactory
+from tests.site.conftest import house
+
+pytestmark = pytest.mark.django_db
+
+
+def card_titles(response) -> list[str]:
+    """Titles of the listing cards, in page order."""
+    return re.findall(r'<h3 class="card__title"><a href="[^"]+">([^<]+)</a>', response.text)
+
+
+def map_markers(response) -> list[dict]:
+    """The markers the page hands to its map script."""
+    match = re.search(
+        r'<script id="map-markers" type="application/json">(.*?)</script>', response.text
+    )
+    return json.loads(match.group(1))
+
+
+def test_home_lists_public_listings_newest_first_and_hides_pending_ones(client):
+    # given two public listings and one waiting for moderation
+    house(title="Sea view flat")
+    house(title="Quiet house")
+    house(title="Not moderated yet", status=PropertyStatus.PENDING)
+
+    # when
+    response = client.get("/")
+
+    # then
+    assert response.status_code == 200
+    assert card_titles(response) == ["Quiet house", "Sea view flat"]
+    assert "2 listings" in response.text
+
+
+def test_filters_in_the_url_are_the_api_parameters(client):
+    # given listings that differ in kind, deal, price, place, area and bedrooms
+    house(title="Madrid house", municipality="Madrid", price=300000, area=150)
+    house(title="Cheap Madrid house", municipality="Madrid", price=90000, area=150)
+    house(title="Seville house", municipality="Seville", price=300000, area=150)
+    TypeSpecificRecordFactory(
+        kind="land", property__title="Madrid land", property__municipality="Madrid"
+    )
+    house(title="Madrid rental", municipality="Madrid", transaction_type="RENT", price=300000)
+
+    # when the search names the API's camelCase parameters
+    response = client.get(
+        "/",
+        {
+            "type": "house",
+            "transactionType": "SALE",
+            "municipality": "madrid",
+            "minPrice": "100000",
+            "maxPrice": "400000",
+            "minArea": "100",
+            "maxArea": "200",
+            "minBedrooms": "3",
+            "sort": "-price",
+        },
+    )
+
+    # then only the listing matching them all is shown, and the form keeps the values
+    assert response.status_code == 200
+    assert card_titles(response) == ["Madrid house"]
+    assert 'name="minPrice" value="100000"' in response.text
+    assert '<option value="house" selected>House</option>' in response.text
+
+
+def test_free_text_searches_title_description_address_and_municipality(client):
+    house(title="Loft with terrace", description="Bright.")
+    house(title="Plain flat", description="A roof terrace on top.")
+    house(title="Garden house", description="Green.")
+
+    response = client.get("/", {"q": "terrace", "sort": "createdAt"})
+
+    assert card_titles(response) == ["Loft with terrace", "Plain flat"]
+
+
+def test_invalid_filters_show_their_errors_and_no_results(client):
+    house(title="Any house")
+
+    response = client.get("/", {"minPrice": "500", "maxPrice": "100", "type": "castle"})
+
+    assert response.status_code == 400
+    assert card_titles(response) == []
+    assert "minPrice must not be greater than maxPrice." in response.text
+    assert "Select a valid choice. castle is not one of the available choices." in response.text
+
+
+def test_results_are_paginated_by_twelve_and_page_links_keep_the_filters(client):
+    for number in range(13):
+        house(title=f"House {number:02d}", municipality="Madrid")
+
+    first = client.get("/", {"municipality": "Madrid", "sort": "createdAt"})
+    second = client.get("/", {"municipality": "Madrid", "sort": "createdAt", "page": "2"})
+
+    assert len(card_titles(first)) == 12
+    assert card_titles(second) == ["House 12"]
+    assert "Page 1 of 2" in first.text
+    assert 'href="?municipality=Madrid&amp;sort=createdAt&amp;page=2"' in first.text
+
+
+def test_bbox_from_the_map_filters_and_is_kept_by_the_form(client):
+    house(title="In Madrid", latitude=40.42, longitude=-3.70)
+    house(title="In Paris", latitude=48.85, longitude=2.35)
+
+    response = client.get("/", {"bbox": "-4,40,-3,41"})
+
+    assert card_titles(response) == ["In Madrid"]
+    assert '<input type="hidden" name="bbox" value="-4,40,-3,41">' in response.text
+    assert 'data-bbox="-4,40,-3,41"' in response.text
+    assert "Search everywhere" in response.text
+
+
+def test_map_markers_are_the_results_with_their_positions_and_links(client):
+    listing = house(title="Marked house", latitude=40.5, longitude=-3.5, price=120000)
+
+    response = client.get("/")
+
+    assert map_markers(response) == [
+        {
+            "id": listing.pk,
+            "title": "Marked house",
+            "price": "120000.00",
+            "transactionType": "SALE",
+            "lat": 40.5,
+            "lng": -3.5,
+            "url": f"/listings/{listing.pk}/",
+        }
+    ]
+
+
+def test_map_tiles_come_from_the_setting_and_default_to_none(client, settings):
+    house()
+
+    default = client.get("/")
+    settings.MAP_TILE_URL = "https://tiles.example.com/{z}/{x}/{y}.png"
+    configured = client.get("/")
+
+    assert 'data-tile-url=""' in default.text
+    assert 'data-tile-url="https://tiles.example.com/{z}/{x}/{y}.png"' in configured.text
+    assert "/static/leaflet/leaflet.js" in default.text
+    assert "unpkg" not in default.text and "cdn" not in default.text.lower()
+
+
+def test_card_shows_the_cover_400_pixel_copy_price_type_place_and_facts(client):
+    # given a house whose first photo has a 400 px copy, and a land without a copy
+    listing = house(title="Covered", price=250000, area="120.50", municipality="Toledo")
+    copy_name = default_storage.save("properties/x/images/cover_400.webp", ContentFile(b"w"))
+    ImageFactory(property=listing, position=0, title="Front", thumbnails={"400": copy_name})
+    ImageFactory(property=listing, position=1, title="Back")
+    land = TypeSpecificRecordFactory(kind="land", property__title="Bare land").property
+    original = ImageFactory(property=land, title="")
+
+    # when
+    response = client.get("/", {"sort": "createdAt"})
+
+    # then
+    page = response.text
+    assert f'src="/media/{copy_name}" alt="Front"' in page
+    assert f'src="{original.file.url}" alt=""' in page
+    assert "250,000" in page
+    assert "House · Toledo" in page
+    assert "<li>120.5 m²</li><li>3 bedrooms</li><li>2 bathrooms</li><li>5 rooms</li>" in page
+    assert "<li>Buildable land</li>" in page
+
+
+@pytest.mark.parametrize("signed_in", [False, True])
+def test_query_count_is_the_same_for_one_and_thirty_results(
+    client, customer, django_assert_num_queries, signed_in
+):
+    # given one result for a search, then thirty (with photos and records)
+    def add_listings(count: int, municipality: str):
+        for _number in range(count):
+            listing = house(municipality=municipality)
+            ImageFactory(property=listing)
+
+    add_listings(1, "Avila")
+    add_listings(30, "Burgos")
+    if signed_in:
+        client.force_login(customer)
+    # anonymous: count, page of listings, their photos, map markers; signed in adds the
+    # session, the user and the unread notifications count
+    expected = 7 if signed_in else 4
+
+    # when / then
+    with django_assert_num_queries(expected):
+        one = client.get("/", {"municipality": "Avila"})
+    with django_assert_num_queries(expected):
+        thirty = client.get("/", {"municipality": "Burgos"})
+    assert len(card_titles(one)) == 1
+    assert len(card_titles(thirty)) == 12
+    assert len(map_markers(thirty)) == 30
+
+
+def test_owners_find_their_own_pending_listing_in_search_with_its_status(client, owner):
+    house(owner, title="My pending house", status=PropertyStatus.PENDING)
+    PropertyFactory(title="Someone's pending house", status=PropertyStatus.PENDING)
+    client.force_login(owner)
+
+    response = client.get("/")
+
+    assert card_titles(response) == ["My pending house"]
+    assert "Pending review" in response.text

@@ -1,0 +1,414 @@
+"""`manage.py seed_demo` (demo set and bulk mode) and `manage.py demo_credentials`."""
+
+import datetime
+import json
+import stat
+from io import StringIO
+
+import pytest
+from django.core.files.storage import default_storage
+from django.core.management import call_command
+from django.db import connection
+from django.utils import timezone
+from PIL import Image as PillowImage
+
+from accounts.models import Admin, Customer, Owner, User, UserType
+from appointments.models import Appointment, AppointmentStatus
+from favorites.models import Favorite
+from listings.demo import DEMO_ADMIN_EMAIL
+from listings.demo_bulk import bulk_seed
+from listings.models import (
+    KIND_FIELDS,
+    RECORD_FIELDS,
+    ModerationLog,
+    Property,
+    PropertyCategory,
+    PropertyStatus,
+    PropertyType,
+    TransactionType,
+    TypeSpecificRecord,
+)
+from media_app.models import Image
+from notifications.models import Notification
+
+pytestmark = pytest.mark.django_db
+
+DEMO_CATEGORIES = {"Residential", "Commercial", "Land", "Hospitality", "New developments"}
+COUNTED_MODELS = (
+    User,
+    Admin,
+    Owner,
+    Customer,
+    PropertyCategory,
+    Property,
+    TypeSpecificRecord,
+    Image,
+    Appointment,
+    Favorite,
+    Notification,
+    ModerationLog,
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated_folders(settings, tmp_path):
+    """var/ and the media storage of each test live in its own temporary folder."""
+    settings.VAR_DIR = tmp_path / "var"
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return tmp_path
+
+
+def seed(*arguments: str) -> str:
+    """Run seed_demo quietly (no progress bar) and return what it printed."""
+    output = StringIO()
+    call_command("seed_demo", *arguments, verbosity=0, stdout=output, stderr=StringIO())
+    return output.getvalue()
+
+
+def counts() -> dict[str, int]:
+    return {model.__name__: model.objects.count() for model in COUNTED_MODELS}
+
+
+def stored_credentials(settings) -> dict[str, str]:
+    return json.loads((settings.VAR_DIR / "demo-admin.json").read_text())
+
+
+def assert_record_shape(record: TypeSpecificRecord) -> None:
+    """Exactly the columns of the record's kind are filled; every other one is NULL."""
+    for field in RECORD_FIELDS:
+        value = getattr(record, field)
+        if field in KIND_FIELDS[record.kind]:
+            assert value is not None, (record.kind, field)
+        else:
+            assert value is None, (record.kind, field)
+
+
+def test_seed_demo_creates_users_of_each_type_with_their_role_records(settings):
+    # when
+    output = seed()
+
+    # then
+    assert "Demo data set created" in output
+    assert User.objects.filter(user_type=UserType.ADMIN).count() == 1
+    assert User.objects.filter(user_type=UserType.OWNER).count() == 4
+    assert User.objects.filter(user_type=UserType.CUSTOMER).count() == 6
+    assert Admin.objects.count() == 1
+    assert Owner.objects.filter(user__user_type=UserType.OWNER).count() == 4
+    assert Customer.objects.filter(user__user_type=UserType.CUSTOMER).count() == 6
+    admin = User.objects.get(email=DEMO_ADMIN_EMAIL)
+    assert admin.is_staff is True
+    assert admin.is_superuser is True
+    assert admin.admin is not None
+    assert admin.check_password(stored_credentials(settings)["password"]) is True
+
+
+def test_seed_demo_creates_listings_of_all_seven_kinds_with_only_their_columns():
+    # when
+    seed()
+
+    # then
+    assert set(PropertyCategory.objects.values_list("name", flat=True)) == DEMO_CATEGORIES
+    assert Property.objects.count() == 28
+    assert TypeSpecificRecord.objects.count() == 28
+    for kind in PropertyType.values:
+        assert TypeSpecificRecord.objects.filter(kind=kind).count() == 4
+    for record in TypeSpecificRecord.objects.all():
+        assert_record_shape(record)
+
+
+def test_seed_demo_mixes_statuses_and_transaction_types():
+    # when
+    seed()
+
+    # then
+    statuses = {
+        status: Property.objects.filter(status=status).count() for status in PropertyStatus.values
+    }
+    assert statuses == {
+        PropertyStatus.AVAILABLE: 21,
+        PropertyStatus.PENDING: 4,
+        PropertyStatus.SOLD: 1,
+        PropertyStatus.RENTED: 1,
+        PropertyStatus.SUSPENDED: 1,
+    }
+    assert Property.objects.get(status=PropertyStatus.SOLD).transaction_type == (
+        TransactionType.SALE
+    )
+    assert Property.objects.get(status=PropertyStatus.RENTED).transaction_type == (
+        TransactionType.RENT
+    )
+    assert Property.objects.filter(transaction_type=TransactionType.RENT).exists()
+    assert Property.objects.filter(transaction_type=TransactionType.SALE).exists()
+    assert (
+        Property.objects.filter(latitude__range=(27, 44), longitude__range=(-17, 4)).count() == 28
+    )
+
+
+def test_seed_demo_stores_generated_photos_in_the_default_storage():
+    # when
+    seed()
+
+    # then
+    assert Image.objects.count() == 84
+    for listing in Property.objects.all():
+        positions = list(listing.images.order_by("position").values_list("position", flat=True))
+        assert positions == [0, 1, 2]
+    for image in Image.objects.all():
+        assert default_storage.exists(image.file.name)
+        with default_storage.open(image.file.name) as handle, PillowImage.open(handle) as photo:
+            assert photo.format == "JPEG"
+            assert photo.size == (image.width, image.height)
+        assert image.content_type == "image/jpeg"
+
+
+def test_seed_demo_creates_appointments_favorites_and_notifications():
+    # given
+    before = timezone.now()
+
+    # when
+    seed()
+
+    # then
+    assert Appointment.objects.count() == 10
+    for appointment in Appointment.objects.select_related("property", "user"):
+        assert appointment.date > before
+        assert 30 <= appointment.duration <= 90
+        assert appointment.ends_at == appointment.date + datetime.timedelta(
+            minutes=appointment.duration
+        )
+        assert appointment.status in {AppointmentStatus.PENDING, AppointmentStatus.CONFIRMED}
+        assert appointment.owner_id == appointment.property.owner_id
+        assert appointment.property.status == PropertyStatus.AVAILABLE
+        assert appointment.user.user_type == UserType.CUSTOMER
+    for customer in User.objects.filter(user_type=UserType.CUSTOMER):
+        assert 2 <= customer.favorites.count() <= 4
+    assert Favorite.objects.exclude(user__user_type=UserType.CUSTOMER).count() == 0
+    confirmed = Appointment.objects.filter(status=AppointmentStatus.CONFIRMED).count()
+    # Written by the services: one approval per listing moderated out of PENDING (24), one
+    # suspension, one request per visit to its owner, one confirmation to its customer.
+    assert Notification.objects.filter(title="Listing approved").count() == 24
+    assert Notification.objects.filter(title="Listing suspended").count() == 1
+    assert Notification.objects.filter(title="New visit request").count() == 10
+    assert Notification.objects.filter(title="Visit confirmed").count() == confirmed
+    assert Notification.objects.count() == 35 + confirmed
+    assert Notification.objects.filter(read=True).exists()
+    assert Notification.objects.filter(read=False).exists()
+
+
+def test_seed_demo_logs_the_moderation_of_every_listing_it_moved():
+    # when
+    seed()
+
+    # then
+    admin = User.objects.get(email=DEMO_ADMIN_EMAIL)
+    by_admin = ModerationLog.objects.filter(actor=admin)
+    assert by_admin.filter(to_status=PropertyStatus.AVAILABLE).count() == 24
+    assert by_admin.filter(to_status=PropertyStatus.SUSPENDED).count() == 1
+    closed = ModerationLog.objects.filter(
+        to_status__in=[PropertyStatus.SOLD, PropertyStatus.RENTED]
+    )
+    assert closed.count() == 2
+    assert all(log.actor_id == log.property.owner.user_id for log in closed)
+
+
+def test_seed_demo_twice_keeps_identical_counts(settings):
+    # given
+    seed()
+    counts_after_first_run = counts()
+    credentials_after_first_run = stored_credentials(settings)
+
+    # when
+    output = seed()
+
+    # then
+    assert "already seeded" in output
+    assert counts() == counts_after_first_run
+    assert stored_credentials(settings) == credentials_after_first_run
+
+
+def test_seed_demo_keeps_a_random_admin_password_in_a_private_file(settings):
+    # when
+    seed()
+
+    # then
+    path = settings.VAR_DIR / "demo-admin.json"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    credentials = stored_credentials(settings)
+    assert credentials["email"] == DEMO_ADMIN_EMAIL
+    assert len(credentials["password"]) == 24
+
+
+def test_seed_demo_uses_the_password_given_in_the_environment(settings, monkeypatch):
+    # given
+    monkeypatch.setenv("DEMO_ADMIN_PASSWORD", "chosen-by-the-developer")
+
+    # when
+    seed()
+
+    # then
+    assert stored_credentials(settings)["password"] == "chosen-by-the-developer"
+    assert User.objects.get(email=DEMO_ADMIN_EMAIL).check_password("chosen-by-the-developer")
+
+
+def test_seed_demo_leaves_nothing_behind_when_it_fails(monkeypatch):
+    # given a credentials file that cannot be written
+    def refuse(**kwargs):
+        raise OSError("read-only file system")
+
+    monkeypatch.setattr("listings.demo.write_credentials", refuse)
+
+    # when
+    with pytest.raises(OSError, match="read-only file system"):
+        seed()
+
+    # then
+    assert counts() == dict.fromkeys(counts(), 0)
+
+
+def test_demo_credentials_prints_the_admin_login(settings):
+    # given
+    seed()
+    password = stored_credentials(settings)["password"]
+    output = StringIO()
+
+    # when
+    call_command("demo_credentials", stdout=output)
+
+    # then
+    assert output.getvalue() == (
+        f"Admin login: http://127.0.0.1:8000/admin/  email: {DEMO_ADMIN_EMAIL}  "
+        f"password: {password}\n"
+    )
+
+
+def test_demo_credentials_says_when_the_demo_set_is_not_seeded():
+    # given
+    output = StringIO()
+
+    # when
+    call_command("demo_credentials", stdout=output)
+
+    # then
+    assert "not seeded" in output.getvalue()
+    assert "password:" not in output.getvalue()
+
+
+def test_bulk_mode_adds_exactly_the_requested_listings_records_and_images():
+    # when
+    output = seed("--properties", "200", "--images-per-property", "2")
+
+    # then
+    assert "Added 200 listings" in output
+    assert Property.objects.count() == 200
+    assert TypeSpecificRecord.objects.count() == 200
+    assert Image.objects.count() == 400
+    assert Owner.objects.count() == 1
+    assert set(PropertyCategory.objects.values_list("name", flat=True)) == DEMO_CATEGORIES
+    assert set(TypeSpecificRecord.objects.values_list("kind", flat=True)) == set(
+        PropertyType.values
+    )
+    for record in TypeSpecificRecord.objects.all():
+        assert_record_shape(record)
+
+
+def test_bulk_mode_writes_rows_the_orm_reads_back():
+    # given
+    now = timezone.now()
+
+    # when
+    seed("--properties", "200", "--images-per-property", "2", "--batch-size", "64")
+
+    # then
+    assert Property.objects.count() == 200
+    assert (
+        Property.objects.filter(
+            created_at__gte=now - datetime.timedelta(days=731), created_at__lte=now
+        ).count()
+        == 200
+    )
+    assert Property.objects.filter(status=PropertyStatus.AVAILABLE).count() > 150
+    assert Property.objects.values("municipality").distinct().count() > 20
+    assert Property.objects.filter(transaction_type=TransactionType.RENT).exists()
+    assert Property.objects.filter(transaction_type=TransactionType.SALE).exists()
+    newest = Property.objects.select_related("type_record").first()
+    assert newest.price > 0
+    assert newest.type == newest.type_record.kind
+    for listing in Property.objects.prefetch_related("images")[:20]:
+        assert [image.position for image in listing.images.all()] == [0, 1]
+    pool = set(Image.objects.values_list("file", flat=True))
+    assert len(pool) <= 24
+    assert all(name.startswith("demo/pool/") and default_storage.exists(name) for name in pool)
+
+
+def test_bulk_mode_generates_the_same_rows_in_worker_processes():
+    # given the same run generated in this process
+    seed("--properties", "200", "--batch-size", "64", "--workers", "0")
+    in_process = sorted(Property.objects.values_list("title", "price", "municipality", "area"))
+    Property.objects.all().delete()
+
+    # when
+    output = seed("--properties", "200", "--batch-size", "64", "--workers", "2")
+
+    # then
+    assert "Added 200 listings" in output
+    assert Property.objects.count() == 200
+    assert TypeSpecificRecord.objects.count() == 200
+    assert Image.objects.count() == 600
+    in_workers = sorted(Property.objects.values_list("title", "price", "municipality", "area"))
+    assert in_workers == in_process
+
+
+def test_bulk_mode_adds_to_an_existing_demo_set():
+    # given
+    seed()
+    before = counts()
+
+    # when
+    seed("--properties", "200", "--images-per-property", "2")
+
+    # then
+    after = counts()
+    assert after["Property"] - before["Property"] == 200
+    assert after["TypeSpecificRecord"] - before["TypeSpecificRecord"] == 200
+    assert after["Image"] - before["Image"] == 400
+    assert after["Owner"] - before["Owner"] == 1
+    assert after["PropertyCategory"] == before["PropertyCategory"]
+
+
+def listing_tables_schema() -> list[tuple[str, str]]:
+    """Indexes and constraints of the three tables the bulk mode writes, as PostgreSQL has them."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT indexrelid::regclass::text, pg_get_indexdef(indexrelid) FROM pg_index
+            WHERE indrelid = ANY(%(tables)s::regclass[])
+            UNION ALL
+            SELECT conname, pg_get_constraintdef(oid) || ' ' || convalidated FROM pg_constraint
+            WHERE conrelid = ANY(%(tables)s::regclass[])
+            ORDER BY 1, 2
+            """,
+            {"tables": ["listings_property", "listings_type_specific_record", "media_app_image"]},
+        )
+        return cursor.fetchall()
+
+
+@pytest.mark.postgres_only
+def test_bulk_mode_restores_every_index_and_foreign_key_it_set_aside():
+    # given
+    schema_before = listing_tables_schema()
+
+    # when
+    bulk_seed(
+        count=120,
+        images_per_property=1,
+        batch_size=50,
+        workers=0,
+        set_aside_indexes=True,
+        progress=False,
+    )
+
+    # then
+    assert listing_tables_schema() == schema_before
+    assert Property.objects.count() == 120
+    assert TypeSpecificRecord.objects.count() == 120
+    assert Image.objects.count() == 120

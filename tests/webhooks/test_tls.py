@@ -1,0 +1,133 @@
+"""https targets: the checked address is connected to, the host name goes in SNI, and the
+receiver's certificate must be valid for that name."""
+
+import datetime
+import socket
+import ssl
+
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+from accounts.models import Owner
+from listings.services import property_update
+from notifications.models import DeliveryErrorKind, DeliveryStatus, WebhookDelivery
+from notifications.services import webhook_register
+from tests.factories import ListingFactory
+from tests.webhooks.support import SECRET, Receiver, run_ready_tasks
+
+pytestmark = pytest.mark.django_db
+
+HOST_NAME = "hooks.example.test"
+
+
+@pytest.fixture
+def certificate(tmp_path):
+    """A self-signed certificate for HOST_NAME: (certificate file, key file)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, HOST_NAME)])
+    now = datetime.datetime.now(datetime.UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(HOST_NAME)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    certificate_file = tmp_path / "receiver.pem"
+    key_file = tmp_path / "receiver.key"
+    certificate_file.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return certificate_file, key_file
+
+
+@pytest.fixture
+def tls_receiver(certificate):
+    """An https receiver on 127.0.0.1 with that certificate; `server_names` records SNI."""
+    certificate_file, key_file = certificate
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(certificate_file, key_file)
+    server_names: list[str | None] = []
+    context.sni_callback = lambda _socket, server_name, _context: server_names.append(server_name)
+    server = Receiver(tls=context)
+    server.server_names = server_names
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def host_name_resolves_to_loopback(monkeypatch):
+    real_getaddrinfo = socket.getaddrinfo
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        target = "127.0.0.1" if host == HOST_NAME else host
+        return real_getaddrinfo(target, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+def deliver_once(owner, url: str) -> WebhookDelivery:
+    endpoint = webhook_register(by=owner, url=url, events=["*"], secret=SECRET)
+    listing = ListingFactory(owner=Owner.objects.get(user=owner))
+    property_update(property=listing, by=owner, changes={"title": "Renamed"})
+    run_ready_tasks()
+    return WebhookDelivery.objects.get(endpoint=endpoint)
+
+
+def test_https_goes_to_the_checked_address_with_the_name_in_sni(
+    owner, tls_receiver, certificate, settings, host_name_resolves_to_loopback
+):
+    # given receivers' certificates trusted from the receiver's own certificate
+    settings.WEBHOOKS_CA_BUNDLE = str(certificate[0])
+
+    # when an event is delivered to https://hooks.example.test:<port>/hook
+    delivery = deliver_once(owner, tls_receiver.url(host=HOST_NAME))
+
+    # then it arrived over TLS for that name
+    assert delivery.status == DeliveryStatus.SUCCEEDED
+    assert tls_receiver.server_names == [HOST_NAME]
+    [request] = tls_receiver.received()
+    assert request.headers["host"] == f"{HOST_NAME}:{tls_receiver.port}"
+
+
+def test_an_untrusted_certificate_is_a_tls_error(
+    owner, tls_receiver, settings, host_name_resolves_to_loopback
+):
+    # given the system's CAs only, which do not know the receiver's certificate
+    settings.WEBHOOKS_CA_BUNDLE = ""
+    settings.WEBHOOKS_RETRY_SCHEDULE = [60.0]
+
+    # when an event is delivered
+    delivery = deliver_once(owner, tls_receiver.url(host=HOST_NAME))
+
+    # then the handshake failed and nothing was sent
+    assert delivery.last_error == DeliveryErrorKind.TLS_ERROR
+    assert delivery.status == DeliveryStatus.PENDING
+    assert tls_receiver.requests == []
+
+
+def test_a_certificate_for_another_name_is_a_tls_error(owner, tls_receiver, certificate, settings):
+    # given a trusted certificate for hooks.example.test, reached as 127.0.0.1
+    settings.WEBHOOKS_CA_BUNDLE = str(certificate[0])
+    settings.WEBHOOKS_RETRY_SCHEDULE = [60.0]
+
+    # when an event is delivered to https://127.0.0.1:<port>/hook
+    delivery = deliver_once(owner, tls_receiver.url())
+
+    # then the name check failed and nothing was sent
+    assert delivery.last_error == DeliveryErrorKind.TLS_ERROR
+    assert tls_receiver.requests == []
