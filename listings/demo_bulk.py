@@ -91,6 +91,7 @@ PROPERTY_FIELDS = (
     "status",
     "owner",
     "category",
+    "kind",
 )
 RECORD_TABLE_FIELDS = ("id", "property", "kind", *RECORD_FIELDS, "created_at", "updated_at")
 IMAGE_FIELDS = (
@@ -383,6 +384,7 @@ class BulkListingGenerator:
                 pick_status(rng=rng, transaction_type=transaction_type),
                 rng.choice(plan.owner_ids),
                 plan.category_ids[KIND_CATEGORY[kind]],
+                kind,
             )
         )
         batch.records.append(

@@ -138,7 +138,8 @@ def radius_box(latitude: float, longitude: float, radius_km: float) -> Q:
 class PropertyFilter(django_filters.FilterSet):
     """Filters of GET /properties; parameter names are the API's camelCase names."""
 
-    type = django_filters.ChoiceFilter(field_name="type_record__kind", choices=PropertyType.choices)
+    # Property.kind is the listing's copy of its record's kind: no join (docs/performance.md).
+    type = django_filters.ChoiceFilter(field_name="kind", choices=PropertyType.choices)
     transactionType = django_filters.ChoiceFilter(
         field_name="transaction_type", choices=TransactionType.choices
     )

@@ -2,7 +2,7 @@
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.db.models.functions import Length, Lower
 from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
 
@@ -69,6 +69,12 @@ class PropertyCategory(TimestampedModel):
         return self.name
 
 
+# Listings anyone may see (listings.selectors.property_visible_to): the condition of the
+# partial indexes that serve public searches, written as the searches write it.
+HIDDEN_STATUSES = (PropertyStatus.PENDING, PropertyStatus.SUSPENDED)
+PUBLIC_LISTING = ~Q(status__in=HIDDEN_STATUSES)
+
+
 def _length_between(field: str, low: int, high: int) -> models.Q:
     # SQLite does not enforce VARCHAR lengths, so the bound is a check on both databases.
     return Q(GreaterThanOrEqual(Length(field), low)) & Q(LessThanOrEqual(Length(field), high))
@@ -96,6 +102,12 @@ class Property(TimestampedModel):
     owner = models.ForeignKey(Owner, on_delete=models.CASCADE, related_name="properties")
     category = models.ForeignKey(
         PropertyCategory, on_delete=models.PROTECT, related_name="properties"
+    )
+    # A copy of type_record.kind, written by the record services in the record's transaction:
+    # the `type` filter then reads one table, and the indexes below combine it with the
+    # other filters (docs/performance.md). Null until step 2, like `type`.
+    kind = models.CharField(
+        max_length=11, choices=PropertyType.choices, null=True, blank=True, editable=False
     )
 
     class Meta:
@@ -150,6 +162,30 @@ class Property(TimestampedModel):
             ),
             models.Index(Lower("municipality"), "status", name="listings_prop_municipality_idx"),
             models.Index(fields=["latitude", "longitude"], name="listings_prop_lat_lng_idx"),
+            # Searches of the public (what anonymous visitors and customers see): counts of
+            # kind / transaction / town / price combinations read only these indexes.
+            models.Index(
+                "kind",
+                "transaction_type",
+                "price",
+                name="listings_prop_public_kind_idx",
+                condition=PUBLIC_LISTING,
+            ),
+            models.Index(
+                Lower("municipality"),
+                "kind",
+                "transaction_type",
+                "price",
+                name="listings_prop_public_town_idx",
+                condition=PUBLIC_LISTING,
+            ),
+            models.Index(
+                "kind",
+                F("created_at").desc(),
+                F("id").desc(),
+                name="listings_prop_public_new_idx",
+                condition=PUBLIC_LISTING,
+            ),
         ]
 
     def __str__(self) -> str:

@@ -370,6 +370,8 @@ def type_record_create(
         raise Conflict(
             "This listing already has its type-specific record.", field="propertyId"
         ) from error
+    Property.objects.filter(pk=listing.pk).update(kind=kind)
+    listing.kind = kind
     # The listing's `type` changed: its webhooks hear property.updated.
     _record_event(EventType.PROPERTY_UPDATED, listing)
     return record
@@ -390,5 +392,8 @@ def type_record_update(*, record: TypeSpecificRecord, by: User, values: dict) ->
 def type_record_delete(*, record: TypeSpecificRecord, by: User) -> None:
     """Remove a type-specific record; the listing's type becomes null (property.updated)."""
     _require_manager(property=record.property, by=by)
+    listing = _lock(record.property)
     record.delete()
-    _record_event(EventType.PROPERTY_UPDATED, _lock(record.property))
+    Property.objects.filter(pk=listing.pk).update(kind=None)
+    listing.kind = None
+    _record_event(EventType.PROPERTY_UPDATED, listing)

@@ -139,7 +139,11 @@ class TypeSpecificRecordFactory(factory.django.DjangoModelFactory):
     @classmethod
     def _create(cls, model_class, *args, **kwargs):
         values = {**RECORD_VALUES[kwargs["kind"]], **kwargs}
-        return super()._create(model_class, *args, **values)
+        record = super()._create(model_class, *args, **values)
+        # As listings.services.type_record_create does: the listing keeps a copy of the kind.
+        Property.objects.filter(pk=record.property_id).update(kind=record.kind)
+        record.property.kind = record.kind
+        return record
 
 
 class ImageFactory(factory.django.DjangoModelFactory):

@@ -1,9 +1,12 @@
 """Page/limit pagination with strict parameters (D8) and the interface's envelopes."""
 
+import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from django.db.models import QuerySet
+from django.conf import settings
+from django.db import connections
+from django.db.models import QuerySet, Value
 from rest_framework import serializers
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
@@ -27,7 +30,7 @@ class PageLimitPagination(BasePagination):
     default_limit = 10
     max_limit = 100
 
-    def paginate_queryset(self, queryset: QuerySet | Sequence, request, view=None):
+    def _read_page_and_limit(self, request) -> None:
         query = PageLimitQuerySerializer(
             data={
                 key: request.query_params[key]
@@ -39,12 +42,37 @@ class PageLimitPagination(BasePagination):
         query.is_valid(raise_exception=True)
         self.page = query.validated_data.get("page", 1)
         self.limit = query.validated_data.get("limit", self.default_limit)
-        self.total = queryset.count() if isinstance(queryset, QuerySet) else len(queryset)
+
+    def count(self, queryset: QuerySet) -> int:
+        """totalItems: how many rows the filters match."""
+        return queryset.count()
+
+    def _count_pages(self, queryset: QuerySet | Sequence) -> int:
+        """Count, set total and pages; the offset of the requested page."""
+        self.total = self.count(queryset) if isinstance(queryset, QuerySet) else len(queryset)
         self.pages = math.ceil(self.total / self.limit) if self.total else 0
-        offset = (self.page - 1) * self.limit
+        return (self.page - 1) * self.limit
+
+    def paginate_queryset(self, queryset: QuerySet | Sequence, request, view=None):
+        self._read_page_and_limit(request)
+        offset = self._count_pages(queryset)
         if offset >= self.total:
             return []
         return list(queryset[offset : offset + self.limit])
+
+    def paginate_rows(
+        self,
+        queryset: QuerySet,
+        request,
+        *,
+        page_rows: Callable[..., list[dict]],
+    ) -> list[dict]:
+        """Like paginate_queryset, with the page read by `page_rows(queryset, offset, limit)`."""
+        self._read_page_and_limit(request)
+        offset = self._count_pages(queryset)
+        if offset >= self.total:
+            return []
+        return page_rows(queryset, offset=offset, limit=self.limit)
 
     def get_paginated_response(self, data) -> Response:
         raise NotImplementedError
@@ -112,16 +140,58 @@ class DataPagination(PageLimitPagination):
         }
 
 
+def capped_count(queryset: QuerySet, cap: int) -> int:
+    """How many rows the queryset matches, counting no further than `cap`.
+
+    The inner query selects a constant, so that PostgreSQL can count from the indexes of the
+    filters alone (an index-only scan) and stop at the cap.
+    """
+    sql, params = queryset.values(one=Value(1))[:cap].query.sql_with_params()
+    with connections[queryset.db].cursor() as cursor:
+        cursor.execute(f"SELECT COUNT(*) FROM ({sql}) AS capped", params)  # noqa: S608
+        return cursor.fetchone()[0]
+
+
+def estimated_count(queryset: QuerySet) -> int | None:
+    """PostgreSQL's planner estimate of how many rows the queryset matches; None elsewhere."""
+    if connections[queryset.db].vendor != "postgresql":
+        return None
+    plan = json.loads(queryset.order_by().values("pk").explain(format="json"))
+    return int(plan[0]["Plan"]["Plan Rows"])
+
+
 class PropertyPagination(PageLimitPagination):
-    """`{properties, totalItems, totalPages, itemsPerPage, currentPage}` (GET /properties)."""
+    """`{properties, totalItems, totalItemsExact, totalPages, itemsPerPage, currentPage}`.
+
+    Counting every match of a broad search costs a scan of most of the table (hundreds of
+    milliseconds at 1,000,000 listings), so the count stops at PROPERTY_LIST_EXACT_COUNT_LIMIT
+    matches: up to there `totalItems` is exact; past it, on PostgreSQL, it is the planner's
+    estimate (never below the limit + 1) and `totalItemsExact` is false, as portals show
+    "10,000+ results". Pages past the true end are empty lists, as D8 says of any page past
+    the end. SQLite has no estimate and counts exactly.
+    """
 
     default_limit = 10
+
+    def count(self, queryset: QuerySet) -> int:
+        limit = settings.PROPERTY_LIST_EXACT_COUNT_LIMIT
+        unordered = queryset.order_by()
+        capped = capped_count(unordered, limit + 1)
+        self.exact = True
+        if capped <= limit:
+            return capped
+        estimate = estimated_count(unordered)
+        if estimate is None:
+            return unordered.count()
+        self.exact = False
+        return max(estimate, limit + 1)
 
     def get_paginated_response(self, data) -> Response:
         return Response(
             {
                 "properties": data,
                 "totalItems": self.total,
+                "totalItemsExact": self.exact,
                 "totalPages": self.pages,
                 "itemsPerPage": self.limit,
                 "currentPage": self.page,
@@ -132,10 +202,21 @@ class PropertyPagination(PageLimitPagination):
         integer = {"type": "integer"}
         return {
             "type": "object",
-            "required": ["properties", "totalItems", "totalPages", "itemsPerPage", "currentPage"],
+            "required": [
+                "properties",
+                "totalItems",
+                "totalItemsExact",
+                "totalPages",
+                "itemsPerPage",
+                "currentPage",
+            ],
             "properties": {
                 "properties": schema,
                 "totalItems": integer,
+                "totalItemsExact": {
+                    "type": "boolean",
+                    "description": "false when totalItems is an estimate (a broad search).",
+                },
                 "totalPages": integer,
                 "itemsPerPage": integer,
                 "currentPage": integer,

@@ -110,6 +110,10 @@ if REDIS_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
+# GET /properties counts exactly up to this many matches; past it totalItems is an estimate
+# (config.api.pagination.PropertyPagination, docs/performance.md).
+PROPERTY_LIST_EXACT_COUNT_LIMIT = env.int("PROPERTY_LIST_EXACT_COUNT_LIMIT", default=10_000)
+
 AUTH_USER_MODEL = "accounts.User"
 PASSWORD_HASHERS = [
     "django.contrib.auth.hashers.Argon2PasswordHasher",

@@ -2,6 +2,8 @@
 
 from decimal import ROUND_HALF_UP, Decimal
 
+from django.core.files.storage import default_storage
+from djangorestframework_camel_case.util import camelize
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -212,6 +214,53 @@ class PropertyListItemSerializer(PropertySerializer, _WithRecords):
     class Meta(PropertySerializer.Meta):
         fields = [*PropertySerializer.Meta.fields, "images", *RECORD_FIELD_NAMES]
         read_only_fields = fields
+
+
+def _camel(name: str) -> str:
+    """The API's name of a field: what the camelCase renderer makes of it."""
+    return next(iter(camelize({name: None})))
+
+
+_LIST_KEYS = tuple(
+    (column, _camel(column)) for column in PropertyListItemSerializer.Meta.fields[:15]
+)
+_RECORD_ITEM_KEYS = {
+    kind: (RECORD_KEYS[kind], tuple((f"record_{field}", _camel(field)) for field in fields))
+    for kind, fields in KIND_FIELDS.items()
+}
+_EMPTY_RECORDS = dict.fromkeys(RECORD_KEYS.values())
+
+
+def property_list_items(rows: list[dict], *, request) -> list[dict]:
+    """List items from the rows of listings.selectors.property_list_page, keys already camelCase.
+
+    The same shape as PropertyListItemSerializer (a test holds them equal) without building a
+    serializer per listing and per record: common fields, `type`, `images` [{id, url}] and
+    the seven record keys, the listing's own holding its record. Render with
+    config.api.renderers.CamelCasedJSONRenderer.
+    """
+    origin = request.build_absolute_uri("/")[:-1] if request is not None else ""
+    items = []
+    for row in rows:
+        item = {key: row[column] for column, key in _LIST_KEYS}
+        kind = row["record_kind"]
+        item["type"] = kind
+        images = []
+        for image_id, name in row["images"]:
+            url = default_storage.url(name)
+            if url.startswith("/"):
+                url = origin + url
+            images.append({"id": image_id, "url": url})
+        item["images"] = images
+        item.update(_EMPTY_RECORDS)
+        if kind is not None:
+            key, fields = _RECORD_ITEM_KEYS[kind]
+            record = {"id": row["record_id"], "propertyId": row["id"]}
+            for column, name in fields:
+                record[name] = row[column]
+            item[key] = record
+        items.append(item)
+    return items
 
 
 class CategorySummarySerializer(serializers.Serializer):

@@ -14,6 +14,7 @@ from rest_framework.response import Response
 
 from config.api.pagination import PropertyPagination
 from config.api.permissions import IsOwnerUser, ReadOnlyOrAdmin
+from config.api.renderers import CamelCasedJSONRenderer
 from listings import selectors, services
 from listings.api.serializers import (
     RECORD_SERIALIZERS,
@@ -24,6 +25,7 @@ from listings.api.serializers import (
     PropertySerializer,
     PropertyWriteSerializer,
     TypeRecordCreateSerializer,
+    property_list_items,
 )
 from listings.filters import PropertyFilter
 from listings.models import KIND_MODELS, PropertyCategory, PropertyType
@@ -115,6 +117,16 @@ class PropertyViewSet(viewsets.GenericViewSet):
             return [IsOwnerUser()]
         return [IsAuthenticated()]
 
+    def get_renderers(self):
+        renderers = super().get_renderers()
+        if self.action != "list":
+            return renderers
+        # List items are built with camelCase keys (property_list_items): JSON goes out as is.
+        return [
+            CamelCasedJSONRenderer() if renderer.format == "json" else renderer
+            for renderer in renderers
+        ]
+
     def get_queryset(self):
         return selectors.property_visible_to(viewer=self.request.user)
 
@@ -132,9 +144,10 @@ class PropertyViewSet(viewsets.GenericViewSet):
 
     def list(self, request):
         listings = self.filter_queryset(self.get_queryset())
-        page = self.paginate_queryset(selectors.property_list_loading(listings))
-        body = PropertyListItemSerializer(page, many=True, context=self.get_serializer_context())
-        return self.get_paginated_response(body.data)
+        rows = self.paginator.paginate_rows(
+            listings, request, page_rows=selectors.property_list_page
+        )
+        return self.get_paginated_response(property_list_items(rows, request=request))
 
     def retrieve(self, request, pk=None):
         listing = self.get_object()

@@ -7,7 +7,14 @@ from listings.models import Property, PropertyType, TypeSpecificRecord
 PROPERTIES_URL = "/api/v1/properties"
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
-LIST_KEYS = {"properties", "totalItems", "totalPages", "itemsPerPage", "currentPage"}
+LIST_KEYS = {
+    "properties",
+    "totalItems",
+    "totalItemsExact",
+    "totalPages",
+    "itemsPerPage",
+    "currentPage",
+}
 COMMON_KEYS = {
     "id",
     "title",

@@ -1,11 +1,17 @@
 """GET /properties: the envelope, the shape of a list item, default order and pagination."""
 
 import datetime
+import json
 import math
 
 import pytest
+from django.db import connection
 from django.utils import timezone
+from djangorestframework_camel_case.render import CamelCaseJSONRenderer
 
+from config.api.renderers import CamelCasedJSONRenderer
+from listings import selectors
+from listings.api.serializers import PropertyListItemSerializer, property_list_items
 from listings.models import Property, PropertyStatus, PropertyType, TransactionType
 from tests.factories import ImageFactory, ListingFactory, TypeSpecificRecordFactory
 from tests.properties.support import (
@@ -165,6 +171,7 @@ def test_list_default_page_is_one_and_default_limit_is_ten(anonymous_client):
     body = response.json()
     assert {key: body[key] for key in LIST_KEYS - {"properties"}} == {
         "totalItems": 15,
+        "totalItemsExact": True,
         "totalPages": 2,
         "itemsPerPage": 10,
         "currentPage": 1,
@@ -228,6 +235,7 @@ def test_list_page_past_the_end_is_empty_with_the_right_totals(anonymous_client)
     assert response.json() == {
         "properties": [],
         "totalItems": 3,
+        "totalItemsExact": True,
         "totalPages": 2,
         "itemsPerPage": 2,
         "currentPage": 5,
@@ -245,6 +253,7 @@ def test_list_without_listings_has_zero_pages(anonymous_client):
     assert response.json() == {
         "properties": [],
         "totalItems": 0,
+        "totalItemsExact": True,
         "totalPages": 0,
         "itemsPerPage": 10,
         "currentPage": 1,
@@ -301,3 +310,74 @@ def test_list_shows_every_visible_status_to_anonymous_users(anonymous_client):
     # then
     assert set(ids(response)) == {listing.id for listing in visible}
     assert response.json()["totalItems"] == 3
+
+
+def test_list_items_equal_what_the_model_serializer_makes(rf, owner):
+    # given listings of every kind, one without a record, with photos in a chosen order
+    listings = []
+    for kind in PropertyType.values:
+        listing = ListingFactory(owner=owner, price="1234.50", area="80.00")
+        TypeSpecificRecordFactory(property=listing, kind=kind)
+        ImageFactory(property=listing, position=2)
+        ImageFactory(property=listing, position=0)
+        listings.append(listing)
+    listings.append(ListingFactory(owner=owner))
+    request = rf.get(PROPERTIES_URL)
+    everything = Property.objects.order_by("-created_at", "-id")
+
+    # when the page is built by the fast path and by the model serializer
+    rows = selectors.property_list_page(everything, offset=0, limit=20)
+    fast = property_list_items(rows, request=request)
+    slow = PropertyListItemSerializer(
+        selectors.property_list_loading(everything), many=True, context={"request": request}
+    ).data
+
+    # then both render to the same JSON
+    assert len(fast) == 8
+    assert json.loads(CamelCasedJSONRenderer().render(fast)) == json.loads(
+        CamelCaseJSONRenderer().render(slow)
+    )
+
+
+def test_a_count_within_the_exact_limit_is_exact(anonymous_client, settings):
+    # given exactly as many listings as the exact-count limit
+    settings.PROPERTY_LIST_EXACT_COUNT_LIMIT = 4
+    make_listings(4)
+
+    # when
+    body = anonymous_client.get(PROPERTIES_URL, {"limit": 2}).json()
+
+    # then
+    assert (body["totalItems"], body["totalItemsExact"], body["totalPages"]) == (4, True, 2)
+
+
+@pytest.mark.postgres_only
+def test_a_count_past_the_exact_limit_is_an_estimate_above_the_limit(anonymous_client, settings):
+    # given more listings than the exact-count limit
+    settings.PROPERTY_LIST_EXACT_COUNT_LIMIT = 3
+    newest_first = make_listings(6)
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL, {"limit": 2})
+
+    # then the page is exact, the count an estimate no lower than the limit + 1
+    body = response.json()
+    assert body["totalItemsExact"] is False
+    assert body["totalItems"] >= 4
+    assert body["totalPages"] == math.ceil(body["totalItems"] / 2)
+    assert ids(response) == [listing.id for listing in newest_first[:2]]
+
+
+def test_past_the_limit_postgresql_estimates_and_sqlite_counts(anonymous_client, settings):
+    # given more listings than the exact-count limit
+    settings.PROPERTY_LIST_EXACT_COUNT_LIMIT = 3
+    make_listings(6)
+
+    # when
+    body = anonymous_client.get(PROPERTIES_URL, {"limit": 2}).json()
+
+    # then PostgreSQL estimates; SQLite, which has no estimate, counts
+    if connection.vendor == "postgresql":
+        assert body["totalItemsExact"] is False
+    else:
+        assert (body["totalItems"], body["totalItemsExact"]) == (6, True)

@@ -9,6 +9,7 @@ from tests.properties.support import (
     ACTIVITY_TYPES,
     COUNT_FIELDS,
     LAND_TYPES,
+    PROPERTIES_URL,
     RECORD_BODIES,
     RECORD_FIELDS,
     SNAKE_NAMES,
@@ -79,6 +80,11 @@ def test_create_sets_the_type_of_the_listing(owner_client, owner, kind):
     assert detail.json()["type"] == kind
     record = TypeSpecificRecord.objects.get()
     assert {key: detail.json()[key] for key in records_payload(None)} == records_payload(record)
+    # and the listing's copy of the kind, which the `type` filter reads, follows
+    listing.refresh_from_db()
+    assert listing.kind == kind
+    found = owner_client.get(PROPERTIES_URL, {"type": kind}).json()["properties"]
+    assert [item["id"] for item in found] == [listing.id]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -651,6 +657,10 @@ def test_delete_by_the_owner_or_an_admin_clears_the_type_of_the_listing(
     assert TypeSpecificRecord.objects.count() == 0
     assert detail.json()["type"] is None
     assert {key: detail.json()[key] for key in records_payload(None)} == records_payload(None)
+    listing.refresh_from_db()
+    assert listing.kind is None
+    found = clients[client_name].get(PROPERTIES_URL, {"type": kind}).json()["properties"]
+    assert found == []
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -1,0 +1,230 @@
+"""The raw baseline: GET /api/v1/properties without Django, for the benchmark's ratio.
+
+The same page as the platform's list (same filters, same page, same keys in the JSON),
+built by one hand-written SQL statement through psycopg and serialized with orjson, served
+by the same gunicorn settings. Only the parameters the benchmark sends are understood, and
+they are trusted: this is a yardstick, not an endpoint.
+
+Run: DATABASE_URL=postgres://... gunicorn bench.raw_app:application
+"""
+
+import atexit
+import math
+import os
+from datetime import UTC
+from urllib.parse import parse_qs
+
+import orjson
+from psycopg.rows import tuple_row
+from psycopg_pool import ConnectionPool
+
+KIND_KEYS = {
+    "house": "house",
+    "apartment": "apartment",
+    "land": "land",
+    "office": "office",
+    "commercial": "commercial",
+    "hotel": "hotels",
+    "development": "development",
+}
+# The type-specific fields of each kind (listings.models.KIND_FIELDS), camelCased.
+KIND_FIELDS = {
+    "house": ("rooms", "bedrooms", "bathrooms", "swimming_pool", "parking_space"),
+    "apartment": (
+        "rooms",
+        "bedrooms",
+        "bathrooms",
+        "parking_space",
+        "swimming_pool",
+        "floors",
+        "balcony",
+        "elevator",
+    ),
+    "land": ("serviced", "land_type"),
+    "office": ("floors", "parking_space", "elevators", "type_of_activity"),
+    "commercial": ("floors", "elevators", "parking_space", "type_of_activity"),
+    "hotel": ("rooms", "floors", "parking_space", "swimming_pool"),
+    "development": ("number_of_units", "type_of_activity"),
+}
+RECORD_COLUMNS = tuple(dict.fromkeys(field for fields in KIND_FIELDS.values() for field in fields))
+SORTS = {
+    "price": "p.price, p.id",
+    "-price": "p.price DESC, p.id DESC",
+    "createdAt": "p.created_at, p.id",
+    "-createdAt": "p.created_at DESC, p.id DESC",
+    "area": "p.area, p.id",
+    "-area": "p.area DESC, p.id DESC",
+}
+SEARCH = (
+    "to_tsvector('simple'::regconfig, COALESCE(p.title, '') || ' ' || "
+    "COALESCE(p.description, '') || ' ' || COALESCE(p.address, '') || ' ' || "
+    "COALESCE(p.municipality, ''))"
+)
+COMMON = (
+    "id",
+    "title",
+    "description",
+    "price",
+    "latitude",
+    "longitude",
+    "transactionType",
+    "municipality",
+    "address",
+    "area",
+    "status",
+    "ownerId",
+    "categoryId",
+    "createdAt",
+    "updatedAt",
+)
+
+
+def camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+RECORD_KEYS = {
+    kind: [(column, camel(column)) for column in KIND_FIELDS[kind]] for kind in KIND_FIELDS
+}
+MEDIA_URL = os.environ.get("RAW_MEDIA_URL", "/media/")
+
+pool = ConnectionPool(
+    os.environ["DATABASE_URL"],
+    min_size=1,
+    max_size=2,
+    kwargs={"row_factory": tuple_row},
+    open=True,
+)
+atexit.register(pool.close)
+
+
+def where_clause(params: dict[str, str]) -> tuple[str, list]:
+    """The WHERE of the filters the benchmark sends, with its arguments."""
+    conditions = ["p.status NOT IN ('PENDING', 'SUSPENDED')"]
+    arguments: list = []
+    if "type" in params:
+        conditions.append("r.kind = %s")
+        arguments.append(params["type"])
+    if "transactionType" in params:
+        conditions.append("p.transaction_type = %s")
+        arguments.append(params["transactionType"])
+    if "municipality" in params:
+        conditions.append("lower(p.municipality) = %s")
+        arguments.append(params["municipality"].strip().lower())
+    if "categoryId" in params:
+        conditions.append("p.category_id = %s")
+        arguments.append(params["categoryId"])
+    if "minPrice" in params:
+        conditions.append("p.price >= %s")
+        arguments.append(params["minPrice"])
+    if "maxPrice" in params:
+        conditions.append("p.price <= %s")
+        arguments.append(params["maxPrice"])
+    if "minBedrooms" in params:
+        conditions.append("r.bedrooms >= %s")
+        arguments.append(int(params["minBedrooms"]))
+    if "bbox" in params:
+        west, south, east, north = (float(part) for part in params["bbox"].split(","))
+        conditions.append("p.latitude BETWEEN %s AND %s AND p.longitude BETWEEN %s AND %s")
+        arguments += [south, north, west, east]
+    if params.get("q"):
+        conditions.append(f"{SEARCH} @@ websearch_to_tsquery('simple'::regconfig, %s)")
+        arguments.append(params["q"])
+    return " AND ".join(conditions), arguments
+
+
+def list_page(params: dict[str, str], host: str) -> bytes:
+    """The page as JSON: one statement for the rows, the count and the photos."""
+    page = int(params.get("page", 1))
+    limit = int(params.get("limit", 10))
+    where, arguments = where_clause(params)
+    if params.get("sort"):
+        order = SORTS[params["sort"]]
+    elif params.get("q"):
+        order = (
+            f"ts_rank({SEARCH}, websearch_to_tsquery('simple'::regconfig, %s)) DESC, "
+            "p.created_at DESC, p.id DESC"
+        )
+    else:
+        order = "p.created_at DESC, p.id DESC"
+    order_arguments = [params["q"]] if not params.get("sort") and params.get("q") else []
+    record_columns = ", ".join(f"r.{column}" for column in RECORD_COLUMNS)
+    statement = f"""
+        WITH page AS (
+            SELECT p.id, p.title, p.description, p.price, p.latitude, p.longitude,
+                   p.transaction_type, p.municipality, p.address, p.area, p.status,
+                   p.owner_id, p.category_id, p.created_at, p.updated_at,
+                   r.kind, {record_columns}, r.id AS record_id
+            FROM listings_property p
+            LEFT JOIN listings_type_specific_record r ON r.property_id = p.id
+            WHERE {where}
+            ORDER BY {order}
+            LIMIT %s OFFSET %s
+        )
+        SELECT (SELECT count(*) FROM listings_property p
+                LEFT JOIN listings_type_specific_record r ON r.property_id = p.id
+                WHERE {where}),
+               page.*,
+               (SELECT array_agg(ARRAY[i.id, i.file] ORDER BY i.position, i.id)
+                FROM media_app_image i WHERE i.property_id = page.id)
+        FROM page
+    """
+    with pool.connection() as connection:
+        rows = connection.execute(
+            statement,
+            [*arguments, *order_arguments, limit, (page - 1) * limit, *arguments],
+        ).fetchall()
+        if rows:
+            total = rows[0][0]
+        else:
+            total = connection.execute(
+                "SELECT count(*) FROM listings_property p LEFT JOIN "
+                f"listings_type_specific_record r ON r.property_id = p.id WHERE {where}",
+                arguments,
+            ).fetchone()[0]
+    media = f"http://{host}{MEDIA_URL}"
+    items = []
+    record_start = 1 + len(COMMON) + 1
+    for row in rows:
+        item = dict(zip(COMMON, row[1 : 1 + len(COMMON)], strict=True))
+        item["price"] = float(item["price"])
+        item["area"] = float(item["area"])
+        item["createdAt"] = item["createdAt"].astimezone(UTC).isoformat().replace("+00:00", "Z")
+        item["updatedAt"] = item["updatedAt"].astimezone(UTC).isoformat().replace("+00:00", "Z")
+        kind = row[1 + len(COMMON)]
+        item["type"] = kind
+        item["images"] = [{"id": image_id, "url": media + file} for image_id, file in row[-1] or ()]
+        record_values = dict(zip(RECORD_COLUMNS, row[record_start:-2], strict=True))
+        for record_kind, key in KIND_KEYS.items():
+            if record_kind == kind:
+                record = {"id": row[-2], "propertyId": item["id"]}
+                for column, name in RECORD_KEYS[kind]:
+                    record[name] = record_values[column]
+                item[key] = record
+            else:
+                item[key] = None
+        items.append(item)
+    return orjson.dumps(
+        {
+            "properties": items,
+            "totalItems": total,
+            "totalPages": math.ceil(total / limit) if total else 0,
+            "itemsPerPage": limit,
+            "currentPage": page,
+        }
+    )
+
+
+def application(environ, start_response):
+    """WSGI entry point: the list page, or 404."""
+    path = environ.get("PATH_INFO", "")
+    if path.rstrip("/") != "/api/v1/properties":
+        start_response("404 Not Found", [("Content-Type", "text/plain")])
+        return [b"not found"]
+    params = {key: values[0] for key, values in parse_qs(environ.get("QUERY_STRING", "")).items()}
+    body = list_page(params, environ.get("HTTP_HOST", "localhost"))
+    start_response(
+        "200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
+    )
+    return [body]

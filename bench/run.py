@@ -1,0 +1,426 @@
+"""The API benchmark: seed, serve with gunicorn and production settings, load with wrk, report.
+
+    python bench/run.py --size 10000          # minutes
+    python bench/run.py --size 1000000        # about 10 min of seeding the first time
+
+(`make bench SIZE=...` runs it with the project's virtual environment.)
+
+1. A PostgreSQL database `estate_bench_<size>` is seeded once with `seed_demo --properties`
+   (kept for later runs; `--reseed` starts over) and vacuumed and analysed.
+2. bench/prepare.py makes the benchmark's customers (favorites, notifications, tokens) and
+   samples listing ids, categories and prices.
+3. The platform runs under gunicorn with config.settings.production; the raw baseline
+   (bench/raw_app.py: hand-written SQL, orjson) under the same gunicorn settings.
+4. wrk (Debian's package) drives each request kind with 8 connections for --duration
+   seconds, requests drawn at random from a file of paths made from a fixed seed; the list
+   kinds also against the raw baseline. Then the whole mix together.
+5. A table of requests per second and p50 / p95 / p99 per kind, and the platform-to-raw
+   ratio, is printed and written to var/bench/results-<size>.json and .md.
+"""
+
+import argparse
+import json
+import os
+import platform
+import random
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlencode
+
+import psycopg
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+SEED = 20_261_122
+TYPES = ["house", "apartment", "land", "office", "commercial", "hotel", "development"]
+SORTS = ["price", "-price", "createdAt", "-createdAt", "area", "-area"]
+WORDS = ["pool", "garden", "balcony", "terrace", "lift", "duplex", "studio", "premises"]
+# How the mix weighs each kind (a portal's traffic is mostly search pages and listings).
+MIX = {
+    "list": 45,
+    "deep page": 3,
+    "text search": 10,
+    "bbox search": 10,
+    "detail": 25,
+    "favorites": 4,
+    "notifications": 3,
+}
+LIST_KINDS = ("list", "deep page", "text search", "bbox search")
+
+
+def log(message: str) -> None:
+    print(f"[bench] {message}", flush=True)
+
+
+# --- The database ------------------------------------------------------------------------
+
+
+def database_ready(server_url: str, name: str, size: int, reseed: bool) -> str:
+    """The URL of a database seeded with `size` listings, made if needed."""
+    url = f"{server_url.rstrip('/')}/{name}"
+    with psycopg.connect(f"{server_url.rstrip('/')}/postgres", autocommit=True) as admin:
+        exists = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if exists and reseed:
+            admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+            exists = None
+        if not exists:
+            admin.execute(f'CREATE DATABASE "{name}"')
+    environment = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "DJANGO_SETTINGS_MODULE": "config.settings.dev",
+    }
+    manage = [PYTHON, str(ROOT / "manage.py")]
+    subprocess.run([*manage, "migrate", "-v", "0"], check=True, env=environment)
+    with psycopg.connect(url, autocommit=True) as connection:
+        count = connection.execute("SELECT count(*) FROM listings_property").fetchone()[0]
+    if count < size:
+        log(f"seeding {size - count:,} listings into {name} (first run only)")
+        started = time.monotonic()
+        subprocess.run(
+            [*manage, "seed_demo", "--properties", str(size - count)], check=True, env=environment
+        )
+        log(f"seeded in {time.monotonic() - started:.0f} s")
+        with psycopg.connect(url, autocommit=True) as connection:
+            connection.execute("VACUUM ANALYZE")
+    elif count > size:
+        log(f"{name} holds {count:,} listings, more than {size:,}: use --reseed")
+    return url
+
+
+def prepare(url: str) -> dict:
+    environment = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "DJANGO_SETTINGS_MODULE": "config.settings.dev",
+    }
+    output = subprocess.run(
+        [PYTHON, str(ROOT / "bench" / "prepare.py")],
+        check=True,
+        env=environment,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return json.loads(output)
+
+
+# --- The request files ---------------------------------------------------------------------
+
+
+def list_query(rng: random.Random, data: dict) -> dict:
+    """Random filters as a visitor combines them: a few at a time, pages 1 to 5."""
+    query: dict[str, object] = {}
+    transaction_type = rng.choice(["SALE", "RENT"])
+    if rng.random() < 0.6:
+        query["transactionType"] = transaction_type
+    if rng.random() < 0.5:
+        query["type"] = rng.choice(TYPES[:2] * 3 + TYPES)
+    if rng.random() < 0.5:
+        query["municipality"] = rng.choice(data["towns"][:30])["name"]
+    prices = data["prices"][transaction_type]
+    if rng.random() < 0.4:
+        low = prices[int(len(prices) * rng.uniform(0.05, 0.5))]
+        query["minPrice"] = int(low)
+    if rng.random() < 0.4:
+        high = prices[int(len(prices) * rng.uniform(0.5, 0.95))]
+        query["maxPrice"] = max(int(high), int(query.get("minPrice", 0)))
+    if query.get("type") in ("house", "apartment") and rng.random() < 0.5:
+        query["minBedrooms"] = rng.randint(1, 4)
+    if rng.random() < 0.1:
+        query["categoryId"] = rng.choice(data["categoryIds"])
+    if rng.random() < 0.3:
+        query["sort"] = rng.choice(SORTS)
+    query["page"] = rng.randint(1, 5)
+    query["limit"] = 10
+    return query
+
+
+def bbox_query(rng: random.Random, data: dict) -> dict:
+    """A map view around a town: a few kilometres across, sometimes with a filter."""
+    town = rng.choice(data["towns"])
+    half = rng.uniform(0.01, 0.05)
+    latitude = town["latitude"] + rng.uniform(-0.02, 0.02)
+    longitude = town["longitude"] + rng.uniform(-0.02, 0.02)
+    box = [longitude - half, latitude - half, longitude + half, latitude + half]
+    query: dict[str, object] = {"bbox": ",".join(f"{value:.5f}" for value in box)}
+    if rng.random() < 0.5:
+        query["transactionType"] = rng.choice(["SALE", "RENT"])
+    query["page"] = rng.randint(1, 3)
+    query["limit"] = 10
+    return query
+
+
+def text_query(rng: random.Random, data: dict) -> dict:
+    words = [rng.choice(WORDS)]
+    if rng.random() < 0.7:
+        words.append(rng.choice(data["towns"][:30])["name"].split()[0])
+    return {"q": " ".join(words), "page": rng.randint(1, 3), "limit": 10}
+
+
+def request_files(directory: Path, data: dict, size: int) -> dict[str, Path]:
+    """One file of request lines per kind, and one of the mix, from the fixed seed."""
+    rng = random.Random(SEED)
+    properties = "/api/v1/properties"
+    deep_pages = max(1, min(1000, size // 10 // 2))
+    lines: dict[str, list[str]] = {
+        "list": [f"{properties}?{urlencode(list_query(rng, data))}" for _ in range(3000)],
+        "deep page": [
+            f"{properties}?{urlencode({'page': rng.randint(deep_pages // 2, deep_pages)})}"
+            for _ in range(500)
+        ],
+        "text search": [f"{properties}?{urlencode(text_query(rng, data))}" for _ in range(1000)],
+        "bbox search": [f"{properties}?{urlencode(bbox_query(rng, data))}" for _ in range(1000)],
+        "detail": [f"{properties}/{listing}" for listing in data["listingIds"]],
+        "favorites": [f"/api/v1/favorites\t{token}" for token in data["tokens"]],
+        "notifications": [
+            f"/api/v1/notifications?page={rng.randint(1, 2)}\t{token}" for token in data["tokens"]
+        ],
+    }
+    mix = []
+    for kind, weight in MIX.items():
+        mix += [rng.choice(lines[kind]) for _ in range(weight * 40)]
+    lines["mix"] = mix
+    directory.mkdir(parents=True, exist_ok=True)
+    files = {}
+    for kind, kind_lines in lines.items():
+        path = directory / f"{kind.replace(' ', '-')}.txt"
+        path.write_text("\n".join(kind_lines) + "\n")
+        files[kind] = path
+    return files
+
+
+# --- The servers ---------------------------------------------------------------------------
+
+
+def gunicorn(app: str, port: int, workers: int, environment: dict) -> subprocess.Popen:
+    command = [
+        PYTHON,
+        "-m",
+        "gunicorn",
+        app,
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        str(workers),
+        "--worker-class",
+        "gthread",
+        "--threads",
+        "1",
+        "--keep-alive",
+        "30",
+        "--log-level",
+        "warning",
+    ]
+    return subprocess.Popen(command, cwd=ROOT, env=environment, start_new_session=True)
+
+
+def wait_until_up(url: str, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status < 500:
+                    return
+        except urllib.error.HTTPError as error:
+            if error.code < 500:
+                return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{url} did not come up")
+        time.sleep(0.3)
+
+
+def stop(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=20)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+# --- Load ------------------------------------------------------------------------------------
+
+
+def wrk(base: str, file: Path, *, seconds: int, connections: int) -> dict:
+    """One wrk run; its numbers as the dictionary bench/requests.lua prints."""
+    command = [
+        "wrk",
+        "--threads",
+        "2",
+        "--connections",
+        str(connections),
+        "--duration",
+        f"{seconds}s",
+        "--timeout",
+        "10s",
+        "--script",
+        str(ROOT / "bench" / "requests.lua"),
+        base,
+        "--",
+        str(file),
+        str(SEED),
+    ]
+    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    result = json.loads(output.strip().splitlines()[-1])
+    result["rps"] = result["requests"] / (result["duration_us"] / 1e6)
+    result["errors"] = sum(value for key, value in result.items() if key.startswith("errors_"))
+    return result
+
+
+def check_responses(base: str, files: dict[str, Path]) -> None:
+    """Before timing anything: a sample of every kind answers 200 (wrk counts the rest)."""
+    for kind, file in files.items():
+        for line in file.read_text().splitlines()[:5]:
+            path, _, token = line.partition("\t")
+            request = urllib.request.Request(base + path)
+            if token:
+                request.add_header("Authorization", f"Bearer {token}")
+            with urllib.request.urlopen(request, timeout=30) as response:
+                if response.status != 200:
+                    raise SystemExit(f"{kind}: {path} answered {response.status}")
+
+
+def milliseconds(microseconds: float) -> str:
+    return f"{microseconds / 1000:.1f}"
+
+
+def summary(result: dict) -> str:
+    return f"{result['rps']:.0f} req/s, p95 {milliseconds(result['p95_us'])} ms"
+
+
+def report(size: int, results: dict, raw: dict, settings: dict) -> str:
+    lines = [
+        f"### {size:,} listings",
+        "",
+        f"{settings['connections']} connections, {settings['seconds']} s per kind, "
+        f"gunicorn {settings['workers']} workers; {settings['machine']}",
+        "",
+        "| Request kind | req/s | p50 ms | p95 ms | p99 ms | errors | raw req/s | raw p50 ms "
+        "| raw p95 ms | platform / raw (p50) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for kind, result in results.items():
+        row = [
+            kind,
+            f"{result['rps']:.0f}",
+            milliseconds(result["p50_us"]),
+            milliseconds(result["p95_us"]),
+            milliseconds(result["p99_us"]),
+            str(result["errors"]),
+        ]
+        if kind in raw:
+            baseline = raw[kind]
+            row += [
+                f"{baseline['rps']:.0f}",
+                milliseconds(baseline["p50_us"]),
+                milliseconds(baseline["p95_us"]),
+                f"{result['p50_us'] / baseline['p50_us']:.2f}x",
+            ]
+        else:
+            row += ["", "", "", ""]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--size", type=int, default=10_000, help="listings (default 10000)")
+    parser.add_argument("--seconds", type=int, default=15, help="seconds per kind (default 15)")
+    parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=(os.cpu_count() or 1) * 2)
+    parser.add_argument("--kinds", nargs="*", help="only these kinds (default: all)")
+    parser.add_argument("--reseed", action="store_true", help="drop and seed the database again")
+    parser.add_argument(
+        "--server",
+        default=os.environ.get("BENCH_DATABASE_SERVER", "postgres://root@127.0.0.1:5432"),
+        help="PostgreSQL server URL, without a database name",
+    )
+    parser.add_argument("--port", type=int, default=8710)
+    arguments = parser.parse_args()
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk is missing: apt-get install wrk (Debian's package)")
+
+    url = database_ready(
+        arguments.server, f"estate_bench_{arguments.size}", arguments.size, arguments.reseed
+    )
+    data = prepare(url)
+    directory = ROOT / "var" / "bench" / str(arguments.size)
+    files = request_files(directory, data, arguments.size)
+    kinds = arguments.kinds or [*MIX, "mix"]
+
+    environment = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "DATABASE_URL": url,
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "SECURE_SSL_REDIRECT": "false",
+        "SECURE_HSTS_SECONDS": "0",
+        "REDIS_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/7"),
+        # One client address sends everything: the per-address limits would answer 429.
+        "THROTTLE_ANONYMOUS": "100000000/min",
+        "THROTTLE_SIGNED_IN": "100000000/min",
+        "DATABASE_POOL_MAX_SIZE": "4",
+        "PYTHONPATH": str(ROOT),
+    }
+    platform_base = f"http://127.0.0.1:{arguments.port}"
+    raw_base = f"http://127.0.0.1:{arguments.port + 1}"
+    servers = [
+        gunicorn("config.wsgi", arguments.port, arguments.workers, environment),
+        gunicorn("bench.raw_app:application", arguments.port + 1, arguments.workers, environment),
+    ]
+    results: dict[str, dict] = {}
+    raw: dict[str, dict] = {}
+    try:
+        wait_until_up(f"{platform_base}/healthz")
+        wait_until_up(f"{raw_base}/api/v1/properties")
+        check_responses(platform_base, files)
+        settings = {
+            "connections": arguments.connections,
+            "seconds": arguments.seconds,
+            "workers": arguments.workers,
+            "machine": f"{os.cpu_count()} CPUs, {platform.machine()}, Python "
+            f"{platform.python_version()}",
+        }
+        for kind in kinds:
+            wrk(platform_base, files[kind], seconds=3, connections=arguments.connections)
+            results[kind] = wrk(
+                platform_base,
+                files[kind],
+                seconds=arguments.seconds,
+                connections=arguments.connections,
+            )
+            log(f"{kind}: {summary(results[kind])}")
+            if kind in LIST_KINDS:
+                wrk(raw_base, files[kind], seconds=3, connections=arguments.connections)
+                raw[kind] = wrk(
+                    raw_base,
+                    files[kind],
+                    seconds=arguments.seconds,
+                    connections=arguments.connections,
+                )
+                log(f"{kind} (raw): {summary(raw[kind])}")
+    finally:
+        for server in servers:
+            stop(server)
+    table = report(arguments.size, results, raw, settings)
+    print()
+    print(table)
+    (ROOT / "var" / "bench" / f"results-{arguments.size}.md").write_text(table)
+    (ROOT / "var" / "bench" / f"results-{arguments.size}.json").write_text(
+        json.dumps({"settings": settings, "platform": results, "raw": raw}, indent=2)
+    )
+    if any(result["errors"] for result in results.values()):
+        raise SystemExit("some requests failed (see the errors column)")
+
+
+if __name__ == "__main__":
+    main()

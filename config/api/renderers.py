@@ -1,0 +1,34 @@
+"""JSON rendering by orjson for bodies whose keys are already the API's camelCase.
+
+The default renderer (djangorestframework-camel-case) walks every body to rename its keys;
+the list pages build their items with camelCase keys directly (listings.api.serializers.
+property_list_items), so they skip that walk and DRF's encoder (docs/performance.md).
+"""
+
+from decimal import Decimal
+
+import orjson
+from django.utils.functional import Promise
+from rest_framework.renderers import BaseRenderer
+
+
+def _default(value: object) -> object:
+    """What orjson does not know: decimals are JSON numbers (D3), lazy texts are strings."""
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, Promise):
+        return str(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+class CamelCasedJSONRenderer(BaseRenderer):
+    """application/json by orjson; datetimes in UTC end in Z, as everywhere in the API (D3)."""
+
+    media_type = "application/json"
+    format = "json"
+    charset = None
+
+    def render(self, data, accepted_media_type=None, renderer_context=None) -> bytes:
+        if data is None:
+            return b""
+        return orjson.dumps(data, default=_default, option=orjson.OPT_UTC_Z)
