@@ -1,6 +1,9 @@
 """The REST API: version 1 under /api/v1, its OpenAPI schema and offline interactive docs."""
 
+from django.conf import settings
 from django.urls import include, path, re_path
+from django.utils.csp import CSP
+from django.views.decorators.csp import csp_override
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from config.api.exceptions import api_not_found
@@ -17,7 +20,18 @@ v1 = [
 
 urlpatterns = [
     path("v1/", include(v1)),
-    re_path(r"^docs/?$", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    # Swagger UI's page starts itself with an inline script and style: allowed on this page only.
+    re_path(
+        r"^docs/?$",
+        csp_override(
+            {
+                **settings.SECURE_CSP,
+                "script-src": [CSP.SELF, CSP.UNSAFE_INLINE],
+                "style-src": [CSP.SELF, CSP.UNSAFE_INLINE],
+            }
+        )(SpectacularSwaggerView.as_view(url_name="schema")),
+        name="api-docs",
+    ),
     # Anything else under /api/ is a 404 problem document, never an HTML page.
     re_path(r"^.*$", api_not_found),
 ]

@@ -76,16 +76,24 @@ def site(settings, tmp_path, transactional_db, live_server):
 def new_context(browser, live_server) -> Iterator[Callable[..., BrowserContext]]:
     """Open browser contexts (one per person) on the live server; all closed at the end."""
     contexts: list[BrowserContext] = []
+    # What the browser refused under the Content-Security-Policy: a page the policy breaks.
+    refused: list[str] = []
+
+    def note_refusal(message) -> None:
+        if "Content Security Policy" in message.text:
+            refused.append(message.text)
 
     def open_context(viewport: dict[str, int] = DESKTOP, **options) -> BrowserContext:
         context = browser.new_context(base_url=live_server.url, viewport=viewport, **options)
         context.set_default_timeout(TIMEOUT_MS)
+        context.on("console", note_refusal)
         contexts.append(context)
         return context
 
     yield open_context
     for context in contexts:
         context.close()
+    assert refused == []
 
 
 @pytest.fixture
