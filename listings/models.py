@@ -186,6 +186,19 @@ class Property(TimestampedModel):
                 name="listings_prop_public_new_idx",
                 condition=PUBLIC_LISTING,
             ),
+            # sort=price / area (either way: an index reads backwards as well), alone or
+            # after a transaction type: the page is read in order, never sorted whole.
+            *(
+                models.Index(
+                    *leading,
+                    column,
+                    "id",
+                    name=f"listings_prop_pub_{prefix}{column}_idx",
+                    condition=PUBLIC_LISTING,
+                )
+                for prefix, leading in (("", ()), ("tx_", ("transaction_type",)))
+                for column in ("price", "area")
+            ),
         ]
 
     def __str__(self) -> str:

@@ -5,7 +5,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from django.conf import settings
-from django.db import connections
+from django.db import OperationalError, connections, transaction
 from django.db.models import QuerySet, Value
 from rest_framework import serializers
 from rest_framework.pagination import BasePagination
@@ -29,6 +29,8 @@ class PageLimitPagination(BasePagination):
 
     default_limit = 10
     max_limit = 100
+    # Whether `total` is exact; when it is an estimate, a page past it may still hold rows.
+    exact = True
 
     def _read_page_and_limit(self, request) -> None:
         query = PageLimitQuerySerializer(
@@ -56,7 +58,7 @@ class PageLimitPagination(BasePagination):
     def paginate_queryset(self, queryset: QuerySet | Sequence, request, view=None):
         self._read_page_and_limit(request)
         offset = self._count_pages(queryset)
-        if offset >= self.total:
+        if self.exact and offset >= self.total:
             return []
         return list(queryset[offset : offset + self.limit])
 
@@ -70,7 +72,7 @@ class PageLimitPagination(BasePagination):
         """Like paginate_queryset, with the page read by `page_rows(queryset, offset, limit)`."""
         self._read_page_and_limit(request)
         offset = self._count_pages(queryset)
-        if offset >= self.total:
+        if self.exact and offset >= self.total:
             return []
         return page_rows(queryset, offset=offset, limit=self.limit)
 
@@ -140,16 +142,42 @@ class DataPagination(PageLimitPagination):
         }
 
 
-def capped_count(queryset: QuerySet, cap: int) -> int:
+# SQLSTATE of a statement cancelled by statement_timeout.
+QUERY_CANCELED = "57014"
+
+
+def capped_count(queryset: QuerySet, cap: int, *, timeout_ms: int = 0) -> int | None:
     """How many rows the queryset matches, counting no further than `cap`.
 
     The inner query selects a constant, so that PostgreSQL can count from the indexes of the
-    filters alone (an index-only scan) and stop at the cap.
+    filters alone (an index-only scan) and stop at the cap. With `timeout_ms` on PostgreSQL,
+    a count that takes longer is given up (None): the statement timeout is set for this
+    statement only, inside a savepoint that the cancellation rolls back.
     """
     sql, params = queryset.values(one=Value(1))[:cap].query.sql_with_params()
-    with connections[queryset.db].cursor() as cursor:
-        cursor.execute(f"SELECT COUNT(*) FROM ({sql}) AS capped", params)  # noqa: S608
-        return cursor.fetchone()[0]
+    connection = connections[queryset.db]
+    count_sql = f"SELECT COUNT(*) FROM ({sql}) AS capped"  # noqa: S608
+    if not timeout_ms or connection.vendor != "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(count_sql, params)
+            return cursor.fetchone()[0]
+    try:
+        with transaction.atomic(using=queryset.db), connection.cursor() as cursor:
+            # The select list is evaluated left to right: the old value, then the new one.
+            cursor.execute(
+                "SELECT current_setting('statement_timeout'),"
+                " set_config('statement_timeout', %s, true)",
+                [str(timeout_ms)],
+            )
+            previous = cursor.fetchone()[0]
+            cursor.execute(count_sql, params)
+            count = cursor.fetchone()[0]
+            cursor.execute("SELECT set_config('statement_timeout', %s, true)", [previous])
+            return count
+    except OperationalError as error:
+        if getattr(error.__cause__, "sqlstate", None) == QUERY_CANCELED:
+            return None
+        raise
 
 
 def estimated_count(queryset: QuerySet) -> int | None:
@@ -167,8 +195,10 @@ class PropertyPagination(PageLimitPagination):
     milliseconds at 1,000,000 listings), so the count stops at PROPERTY_LIST_EXACT_COUNT_LIMIT
     matches: up to there `totalItems` is exact; past it, on PostgreSQL, it is the planner's
     estimate (never below the limit + 1) and `totalItemsExact` is false, as portals show
-    "10,000+ results". Pages past the true end are empty lists, as D8 says of any page past
-    the end. SQLite has no estimate and counts exactly.
+    "10,000+ results". A count that takes longer than PROPERTY_LIST_COUNT_TIMEOUT_MS is given
+    up for the estimate too, so no search waits on its count. Pages past the true end are
+    empty lists, as D8 says of any page past the end. SQLite has no estimate and counts
+    exactly.
     """
 
     default_limit = 10
@@ -176,15 +206,18 @@ class PropertyPagination(PageLimitPagination):
     def count(self, queryset: QuerySet) -> int:
         limit = settings.PROPERTY_LIST_EXACT_COUNT_LIMIT
         unordered = queryset.order_by()
-        capped = capped_count(unordered, limit + 1)
+        capped = capped_count(
+            unordered, limit + 1, timeout_ms=settings.PROPERTY_LIST_COUNT_TIMEOUT_MS
+        )
         self.exact = True
-        if capped <= limit:
+        if capped is not None and capped <= limit:
             return capped
         estimate = estimated_count(unordered)
         if estimate is None:
             return unordered.count()
         self.exact = False
-        return max(estimate, limit + 1)
+        # Past the cap, or given up: an estimate, but never fewer than the rows counted.
+        return max(estimate, limit + 1) if capped is not None else estimate
 
     def get_paginated_response(self, data) -> Response:
         return Response(

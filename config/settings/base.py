@@ -116,6 +116,8 @@ else:
 # GET /properties counts exactly up to this many matches; past it totalItems is an estimate
 # (config.api.pagination.PropertyPagination, docs/performance.md).
 PROPERTY_LIST_EXACT_COUNT_LIMIT = env.int("PROPERTY_LIST_EXACT_COUNT_LIMIT", default=10_000)
+# ... and gives an exact count up after this many milliseconds on PostgreSQL (0: never).
+PROPERTY_LIST_COUNT_TIMEOUT_MS = env.int("PROPERTY_LIST_COUNT_TIMEOUT_MS", default=25)
 
 AUTH_USER_MODEL = "accounts.User"
 PASSWORD_HASHERS = [

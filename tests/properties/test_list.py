@@ -9,6 +9,7 @@ from django.db import connection
 from django.utils import timezone
 from djangorestframework_camel_case.render import CamelCaseJSONRenderer
 
+from config.api.pagination import capped_count
 from config.api.renderers import CamelCasedJSONRenderer
 from listings import selectors
 from listings.api.serializers import PropertyListItemSerializer, property_list_items
@@ -381,3 +382,36 @@ def test_past_the_limit_postgresql_estimates_and_sqlite_counts(anonymous_client,
         assert body["totalItemsExact"] is False
     else:
         assert (body["totalItems"], body["totalItemsExact"]) == (6, True)
+
+
+@pytest.mark.postgres_only
+def test_a_count_that_takes_too_long_is_given_up_and_the_connection_stays_usable():
+    # given a search whose every row costs 20 ms to test, and a 5 ms limit on counting
+    ListingFactory.create_batch(2)
+    slow = Property.objects.extra(where=["pg_sleep(0.02) IS NOT NULL"])
+
+    # when it is counted
+    count = capped_count(slow, 10, timeout_ms=5)
+
+    # then the count is given up, and the connection works with its timeout as before
+    assert count is None
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW statement_timeout")
+        assert cursor.fetchone()[0] == "0"
+    assert Property.objects.count() == 2
+    assert capped_count(Property.objects.all(), 10, timeout_ms=1000) == 2
+
+
+@pytest.mark.postgres_only
+def test_a_page_past_an_estimated_total_is_still_read(anonymous_client, settings):
+    # given more listings than the exact-count limit, and an estimate that says fewer
+    settings.PROPERTY_LIST_EXACT_COUNT_LIMIT = 2
+    newest_first = make_listings(9)
+
+    # when the last page by the true count is asked for
+    response = anonymous_client.get(PROPERTIES_URL, {"page": 3, "limit": 4})
+
+    # then its listing comes back whatever the estimate said
+    body = response.json()
+    assert body["totalItemsExact"] is False
+    assert ids(response) == [newest_first[8].id]

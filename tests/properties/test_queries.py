@@ -1,11 +1,9 @@
 """Database work per request: list pages and the detail cost a fixed, small number of queries."""
 
 import pytest
-from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from listings import selectors
 from listings.filters import PropertyFilter
 from listings.models import Property, PropertyStatus, PropertyType
 from tests.factories import (
@@ -18,7 +16,10 @@ from tests.properties.support import PROPERTIES_URL, property_url
 
 pytestmark = pytest.mark.django_db
 
-MAX_QUERIES = 6
+# A list page: the count (on PostgreSQL inside a savepoint with its own statement timeout:
+# savepoint, set, count, reset, release; past the exact limit, the planner's estimate),
+# the page and its photos.
+MAX_QUERIES = 8
 
 
 def make_mixed_listings(count: int, owner) -> None:
@@ -126,7 +127,9 @@ def test_detail_costs_the_same_with_or_without_media(clients, owner):
 def test_q_filter_uses_the_full_text_gin_index():
     # given
     ListingFactory.create_batch(5, title="Sunny penthouse")
-    listings = selectors.property_visible_to(viewer=AnonymousUser())
+    # All listings (as an admin sees them): on five rows the planner could as well walk one
+    # of the public searches' partial indexes, which says nothing about the text index.
+    listings = Property.objects.all()
     searched = PropertyFilter({"q": "sunny penthouse"}, queryset=listings).qs
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
