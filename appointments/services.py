@@ -143,9 +143,10 @@ def appointment_book(
     customer = customer or by
     if customer.pk != by.pk and not _is_admin(by):
         raise PermissionRefused("You may book visits only for yourself.", field="userId")
+    # Bookings of one listing queue on its row (FOR NO KEY UPDATE, the listing's row only:
+    # see listings.services._lock); the exclusion constraint stays the last word on overlaps.
     listing = (
-        # The rows locked are the ones locked before the owner's user joined the query.
-        Property.objects.select_for_update(of=("self", "owner"))
+        Property.objects.select_for_update(no_key=True, of=("self",))
         .select_related("owner__user")
         .get(pk=property.pk)
     )
@@ -182,8 +183,13 @@ def appointment_book(
 
 
 def _lock(appointment: Appointment) -> Appointment:
+    """Re-read a visit under lock: its listing's row first, then its own, in the order every
+    service locks them (a booking locks the listing), so that two requests never wait on
+    each other in a circle. FOR NO KEY UPDATE, as listings.services._lock explains."""
+    listing = Property.objects.select_for_update(no_key=True).filter(pk=appointment.property_id)
+    list(listing.values_list("pk", flat=True))
     return (
-        Appointment.objects.select_for_update(of=("self", "owner", "property", "user"))
+        Appointment.objects.select_for_update(no_key=True, of=("self",))
         .select_related("owner__user", "property", "user")
         .get(pk=appointment.pk)
     )

@@ -20,7 +20,11 @@ end
 
 function request()
   local chosen = requests[math.random(#requests)]
-  local headers = { ["Accept"] = "application/json" }
+  -- Visitors come from many addresses (gunicorn sits behind one proxy: NUM_PROXIES=1), so
+  -- each address's throttle history stays as short as a real visitor's.
+  local address = string.format("10.%d.%d.%d", math.random(0, 255), math.random(0, 255),
+    math.random(1, 254))
+  local headers = { ["Accept"] = "application/json", ["X-Forwarded-For"] = address }
   if chosen.token ~= "" then
     headers["Authorization"] = "Bearer " .. chosen.token
   end

@@ -199,6 +199,15 @@ class Property(TimestampedModel):
                 for prefix, leading in (("", ()), ("tx_", ("transaction_type",)))
                 for column in ("price", "area")
             ),
+            # A category, newest first: without it a rare combination of a category with
+            # other filters walks the whole table by date.
+            models.Index(
+                "category",
+                F("created_at").desc(),
+                F("id").desc(),
+                name="listings_prop_pub_category_idx",
+                condition=PUBLIC_LISTING,
+            ),
         ]
 
     def __str__(self) -> str:

@@ -176,8 +176,17 @@ def property_create(
 
 
 def _lock(property: Property) -> Property:
-    """Re-read the listing under a row lock so concurrent changes apply one after the other."""
-    return Property.objects.select_for_update().select_related("owner").get(pk=property.pk)
+    """Re-read the listing under a row lock so concurrent changes apply one after the other.
+
+    Only the listing's row is locked, and with FOR NO KEY UPDATE: rows that merely refer to
+    it (a favorite, a visit, a notification being inserted elsewhere) take the weaker key
+    share lock, which this one lets through, so they neither wait nor deadlock on it.
+    """
+    return (
+        Property.objects.select_for_update(no_key=True, of=("self",))
+        .select_related("owner")
+        .get(pk=property.pk)
+    )
 
 
 @transaction.atomic

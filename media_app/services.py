@@ -42,7 +42,8 @@ def _require_manager(*, property: Property, by: User) -> None:
 
 def _lock_listing(property_id: str) -> Property:
     """The listing under a row lock: gallery changes of one listing apply one at a time."""
-    return Property.objects.select_for_update().get(pk=property_id)
+    # FOR NO KEY UPDATE: see listings.services._lock.
+    return Property.objects.select_for_update(no_key=True).get(pk=property_id)
 
 
 def _gallery_rows(model: type[models.Model], listing: Property) -> list:

@@ -1,6 +1,16 @@
-"""The figures of the Schemathesis run, printed at the end of the pytest session."""
+"""The figures of the Schemathesis run, printed at the end of the pytest session.
+
+They are also written to artifacts/reliability/schemathesis-<database>.txt, which .ci/run
+prints again at the very end of the run.
+"""
+
+from pathlib import Path
+
+from django.db import connection
 
 from tests.fuzz.tally import TALLY
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "reliability"
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
@@ -14,12 +24,21 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     ]
     roles = ", ".join(f"{role} {count}" for role, count in sorted(TALLY.cases.items()))
     classes = ", ".join(f"{name} {count}" for name, count in TALLY.status_classes().items())
-    terminalreporter.write_sep("=", "Schemathesis run")
-    terminalreporter.write_line(
+    lines = [
         f"operations x roles tested: {len(TALLY.operations)}; "
-        f"cases generated: {sum(TALLY.cases.values())} ({roles})"
+        f"cases generated: {sum(TALLY.cases.values())} ({roles})",
+        f"requests answered: {TALLY.requests} ({classes})",
+        f"failures found: {len(failures)}",
+        *(
+            f"known bug tolerated: {operation}: {bug}"
+            for operation, bug in sorted(TALLY.known_bugs.items())
+        ),
+    ]
+    terminalreporter.write_sep("=", "Schemathesis run")
+    for line in lines:
+        terminalreporter.write_line(line)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    database = connection.vendor
+    (ARTIFACTS / f"schemathesis-{database}.txt").write_text(
+        f"schemathesis on {database}: " + "\n".join(lines) + "\n"
     )
-    terminalreporter.write_line(f"requests answered: {TALLY.requests} ({classes})")
-    terminalreporter.write_line(f"failures found: {len(failures)}")
-    for operation, bug in sorted(TALLY.known_bugs.items()):
-        terminalreporter.write_line(f"known bug tolerated: {operation}: {bug}")
