@@ -19,6 +19,7 @@ from listings.models import (
     PropertyType,
     TransactionType,
 )
+from listings.selectors import LIST_COLUMNS
 from media_app.files import absolute_media_url
 
 
@@ -147,24 +148,8 @@ class PropertySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Property
-        fields = [
-            "id",
-            "title",
-            "description",
-            "price",
-            "latitude",
-            "longitude",
-            "transaction_type",
-            "municipality",
-            "address",
-            "area",
-            "status",
-            "owner_id",
-            "category_id",
-            "created_at",
-            "updated_at",
-            "type",
-        ]
+        # The columns a list page reads (listings.selectors), and the derived type.
+        fields = [*LIST_COLUMNS, "type"]
         read_only_fields = fields
 
     @extend_schema_field(serializers.ChoiceField(choices=PropertyType.choices, allow_null=True))
@@ -221,9 +206,7 @@ def _camel(name: str) -> str:
     return next(iter(camelize({name: None})))
 
 
-_LIST_KEYS = tuple(
-    (column, _camel(column)) for column in PropertyListItemSerializer.Meta.fields[:15]
-)
+_LIST_KEYS = tuple((column, _camel(column)) for column in LIST_COLUMNS)
 _RECORD_ITEM_KEYS = {
     kind: (RECORD_KEYS[kind], tuple((f"record_{field}", _camel(field)) for field in fields))
     for kind, fields in KIND_FIELDS.items()
