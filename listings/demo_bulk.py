@@ -199,6 +199,21 @@ FOREIGN_KEYS_QUERY = """
 INDEX_BUILD_MEMORY = "512MB"
 
 
+def declared_index_statements() -> dict[str, str]:
+    """CREATE INDEX of every index the bulk tables' models declare, as migrations write it.
+
+    Rebuilt from pg_get_indexdef, a partial index's condition comes back in another form
+    (`status = ANY (ARRAY[...])` instead of the constant array the migration stored); the
+    declared indexes are therefore made again from their declarations.
+    """
+    editor = connection.schema_editor()
+    return {
+        index.name: str(index.create_sql(model, editor))
+        for model in (Property, TypeSpecificRecord, Image)
+        for index in model._meta.indexes
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class DeferredStructures:
     """What a load set aside: indexes to build and foreign keys to add back afterwards."""
@@ -238,8 +253,9 @@ def indexes_and_foreign_keys_set_aside(
         cursor.execute(f"DROP INDEX {quote(name)}")
     yield DeferredStructures(indexes=len(indexes), foreign_keys=len(foreign_keys))
     cursor.execute(f"SET LOCAL maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")
-    for _name, definition in indexes:
-        cursor.execute(definition)
+    declared = declared_index_statements()
+    for name, definition in indexes:
+        cursor.execute(declared.get(name, definition))
     for table, name, definition in foreign_keys:
         cursor.execute(f"ALTER TABLE {quote(table)} ADD CONSTRAINT {quote(name)} {definition}")
 
