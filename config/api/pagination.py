@@ -24,6 +24,11 @@ class PageLimitQuerySerializer(serializers.Serializer):
         )
 
 
+def _slice(items: QuerySet | Sequence, *, offset: int, limit: int) -> list:
+    """One page of a queryset or a list, as model instances or items."""
+    return list(items[offset : offset + limit])
+
+
 class PageLimitPagination(BasePagination):
     """Slices a queryset by `page` and `limit`; subclasses choose the response envelope."""
 
@@ -56,20 +61,16 @@ class PageLimitPagination(BasePagination):
         return (self.page - 1) * self.limit
 
     def paginate_queryset(self, queryset: QuerySet | Sequence, request, view=None):
-        self._read_page_and_limit(request)
-        offset = self._count_pages(queryset)
-        if self.exact and offset >= self.total:
-            return []
-        return list(queryset[offset : offset + self.limit])
+        return self.paginate_rows(queryset, request, page_rows=_slice)
 
     def paginate_rows(
         self,
-        queryset: QuerySet,
+        queryset: QuerySet | Sequence,
         request,
         *,
-        page_rows: Callable[..., list[dict]],
-    ) -> list[dict]:
-        """Like paginate_queryset, with the page read by `page_rows(queryset, offset, limit)`."""
+        page_rows: Callable[..., list],
+    ) -> list:
+        """Read page and limit, count, then the page by `page_rows(queryset, offset, limit)`."""
         self._read_page_and_limit(request)
         offset = self._count_pages(queryset)
         if self.exact and offset >= self.total:
