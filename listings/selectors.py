@@ -4,7 +4,6 @@ from django.db.models import F, Prefetch, Q, QuerySet
 
 from accounts.models import Owner, User, UserType
 from listings.models import (
-    HIDDEN_STATUSES,
     PUBLIC_LISTING,
     RECORD_FIELDS,
     Property,
@@ -18,11 +17,10 @@ def property_visible_to(*, viewer: User) -> QuerySet[Property]:
     listings = Property.objects.all()
     if viewer.is_authenticated and viewer.user_type == UserType.ADMIN:
         return listings
-    public = PUBLIC_LISTING
     if viewer.is_authenticated and viewer.user_type == UserType.OWNER:
         own = Owner.objects.filter(user_id=viewer.pk).values("pk")
-        return listings.filter(public | Q(owner_id__in=own))
-    return listings.filter(public)
+        return listings.filter(PUBLIC_LISTING | Q(owner_id__in=own))
+    return listings.filter(PUBLIC_LISTING)
 
 
 def _ordered_images() -> QuerySet[Image]:
@@ -99,9 +97,7 @@ def property_detail_loading(listings: QuerySet[Property]) -> QuerySet[Property]:
 
 def property_list_public() -> QuerySet[Property]:
     """Listings anyone may see, newest first, with their cover data (the website's home page)."""
-    listings = Property.objects.exclude(status__in=HIDDEN_STATUSES).select_related(
-        "type_record", "category"
-    )
+    listings = Property.objects.filter(PUBLIC_LISTING).select_related("type_record", "category")
     return listings.prefetch_related(Prefetch("images", queryset=_ordered_images())).order_by(
         "-created_at", "-id"
     )
