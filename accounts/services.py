@@ -17,6 +17,7 @@ from config.api.errors import (
     PermissionRefused,
     ValidationFailed,
 )
+from listings.cache import public_reads_changed
 from listings.models import Property
 from media_app.cleanup import media_files_delete_on_commit, media_files_for_deletion
 
@@ -171,6 +172,8 @@ def user_update(
     except IntegrityError as error:
         raise Conflict(EMAIL_TAKEN, field="email") from error
     role_record_ensure(user=user)
+    # A listing's detail shows its owner's name, email and phone.
+    public_reads_changed()
     return user
 
 
@@ -185,6 +188,7 @@ def user_delete(*, user: User, by: User) -> None:
     # The file names are read (under the listings' locks) before the rows cascade away.
     files = media_files_for_deletion(properties=Property.objects.filter(owner__user=user))
     user.delete()
+    public_reads_changed()
     media_files_delete_on_commit(files)
 
 

@@ -10,12 +10,14 @@
 2. bench/prepare.py makes the benchmark's customers (favorites, notifications, tokens) and
    samples listing ids, categories and prices.
 3. The platform runs under gunicorn with config.settings.production; the raw baseline
-   (bench/raw_app.py: hand-written SQL, orjson) under the same gunicorn settings.
+   (bench/raw_app.py: hand-written SQL, orjson) under the same gunicorn settings. The cache
+   of public reads (listings.cache) is on as in production, and empty at the start;
+   `--no-cache` turns it off to measure every request against the database.
 4. wrk (Debian's package) drives each request kind with 8 connections for --duration
    seconds, requests drawn at random from a file of paths made from a fixed seed; the list
    kinds also against the raw baseline. Then the whole mix together.
 5. A table of requests per second and p50 / p95 / p99 per kind, and the platform-to-raw
-   ratio, is printed and written to var/bench/results-<size>.json and .md.
+   ratio, is printed and written to var/bench/results-<size>[-no-cache].json and .md.
 """
 
 import argparse
@@ -35,6 +37,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import psycopg
+import redis
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -328,7 +331,8 @@ def report(size: int, results: dict, raw: dict, settings: dict) -> str:
         f"### {size:,} listings",
         "",
         f"{settings['connections']} connections, {settings['seconds']} s per kind, "
-        f"gunicorn {settings['workers']} workers; {settings['machine']}",
+        f"gunicorn {settings['workers']} workers, cache of public reads "
+        f"{settings['cache']}; {settings['machine']}",
         "",
         "| Request kind | req/s | p50 ms | p95 ms | p99 ms | errors | raw req/s | raw p50 ms "
         "| raw p95 ms | platform / raw (p50) |",
@@ -371,6 +375,11 @@ def main() -> None:
         help="PostgreSQL server URL, without a database name",
     )
     parser.add_argument("--port", type=int, default=8710)
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="serve every request from the database (PUBLIC_READ_CACHE_SECONDS=0)",
+    )
     arguments = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is missing: apt-get install wrk (Debian's package)")
@@ -383,6 +392,9 @@ def main() -> None:
     files = request_files(directory, data, arguments.size)
     kinds = arguments.kinds or [*MIX, "mix"]
 
+    # Every run starts with an empty cache: no page is served from an earlier run.
+    redis_url = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/7")
+    redis.Redis.from_url(redis_url).flushdb()
     environment = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.production",
@@ -391,7 +403,9 @@ def main() -> None:
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "SECURE_SSL_REDIRECT": "false",
         "SECURE_HSTS_SECONDS": "0",
-        "REDIS_URL": os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/7"),
+        "REDIS_URL": redis_url,
+        # On by default, as in production (listings.cache); --no-cache measures the database.
+        "PUBLIC_READ_CACHE_SECONDS": "0" if arguments.no_cache else "60",
         # bench/requests.lua sends each request from a random address through one proxy,
         # as real visitors come; the limits stay the production ones.
         "NUM_PROXIES": "1",
@@ -416,6 +430,7 @@ def main() -> None:
             "workers": arguments.workers,
             "machine": f"{os.cpu_count()} CPUs, {platform.machine()}, Python "
             f"{platform.python_version()}",
+            "cache": "off" if arguments.no_cache else "on",
         }
         for kind in kinds:
             wait_for_idle_database(url)
@@ -443,8 +458,9 @@ def main() -> None:
     table = report(arguments.size, results, raw, settings)
     print()
     print(table)
-    (ROOT / "var" / "bench" / f"results-{arguments.size}.md").write_text(table)
-    (ROOT / "var" / "bench" / f"results-{arguments.size}.json").write_text(
+    name = f"results-{arguments.size}" + ("-no-cache" if arguments.no_cache else "")
+    (ROOT / "var" / "bench" / f"{name}.md").write_text(table)
+    (ROOT / "var" / "bench" / f"{name}.json").write_text(
         json.dumps({"settings": settings, "platform": results, "raw": raw}, indent=2)
     )
     if any(result["errors"] for result in results.values()):

@@ -31,6 +31,7 @@ from tqdm import tqdm
 
 from accounts.models import Owner, User, UserType
 from config.ids import new_id
+from listings.cache import public_reads_changed
 from listings.demo import ensure_categories
 from listings.demo_data import (
     DEFAULT_SEED,
@@ -497,6 +498,8 @@ def bulk_seed(
     indexes_and_foreign_keys_set_aside); None decides by size (SET_ASIDE_THRESHOLD).
     """
     started = timezone.now()
+    # The new listings are public: cached public reads are stale once they commit.
+    public_reads_changed()
     rng = demo_random(seed=seed)
     categories = ensure_categories()
     plan = BulkPlan(

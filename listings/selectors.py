@@ -12,15 +12,20 @@ from listings.models import (
 from media_app.models import GALLERY_ORDER, Image, Video
 
 
+def viewer_sees_only_public(viewer: User) -> bool:
+    """True for anonymous visitors and customers: they all see the same public listings."""
+    return not viewer.is_authenticated or viewer.user_type not in (UserType.ADMIN, UserType.OWNER)
+
+
 def property_visible_to(*, viewer: User) -> QuerySet[Property]:
     """Listings the viewer may see: PENDING and SUSPENDED ones only by their owner and admins."""
     listings = Property.objects.all()
-    if viewer.is_authenticated and viewer.user_type == UserType.ADMIN:
+    if viewer_sees_only_public(viewer):
+        return listings.filter(PUBLIC_LISTING)
+    if viewer.user_type == UserType.ADMIN:
         return listings
-    if viewer.is_authenticated and viewer.user_type == UserType.OWNER:
-        own = Owner.objects.filter(user_id=viewer.pk).values("pk")
-        return listings.filter(PUBLIC_LISTING | Q(owner_id__in=own))
-    return listings.filter(PUBLIC_LISTING)
+    own = Owner.objects.filter(user_id=viewer.pk).values("pk")
+    return listings.filter(PUBLIC_LISTING | Q(owner_id__in=own))
 
 
 def _ordered_images() -> QuerySet[Image]:

@@ -13,6 +13,7 @@ from config.api.errors import (
     ValidationFailed,
 )
 from listings.api.serializers import PropertySerializer
+from listings.cache import public_reads_changed
 from listings.models import (
     KIND_FIELDS,
     ModerationLog,
@@ -39,6 +40,8 @@ def _category_save(category: PropertyCategory) -> PropertyCategory:
             category.save()
     except IntegrityError as error:
         raise Conflict(CATEGORY_NAME_TAKEN, field="name") from error
+    # A listing's detail shows its category's name and description.
+    public_reads_changed()
     return category
 
 
@@ -101,8 +104,10 @@ def _record_event(event_type: str, listing: Property) -> None:
     """Record a property.* event (D12) in the caller's transaction.
 
     Its data is the listing as POST and PATCH /properties answer it; the owner's webhooks
-    (and admins') receive it.
+    (and admins') receive it. Every change of a listing or of its record records one, so
+    this is also where the cached public reads are made stale (listings.cache).
     """
+    public_reads_changed()
     event_record(
         type=event_type,
         payload=representation(PropertySerializer, listing),

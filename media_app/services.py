@@ -19,6 +19,7 @@ from django.db import models, transaction
 from accounts.models import User
 from config.api.errors import Conflict, NotFound, PermissionRefused, ValidationFailed
 from config.ids import new_id
+from listings.cache import public_reads_changed
 from listings.models import Property
 from listings.services import property_is_managed_by
 from media_app.cleanup import (
@@ -93,6 +94,7 @@ def _record_upload(
             rows = _gallery_rows(model, listing)
             _check_room(model=model, count=len(rows))
             _renumber(model, rows)
+            public_reads_changed()
             return model.objects.create(property=listing, position=len(rows), **fields)
     except BaseException:
         media_files_delete(stored)
@@ -219,6 +221,7 @@ def _update(
 ) -> models.Model:
     _require_manager(property=item.property, by=by)
     listing, current = _locked_item(model, item)
+    public_reads_changed()
     if "title" in fields and title != current.title:
         current.title = title
         current.save(update_fields=["title"])
@@ -261,6 +264,7 @@ def video_update(
 def _delete(*, model: type[models.Model], item: models.Model, by: User, file_names) -> None:
     _require_manager(property=item.property, by=by)
     listing, current = _locked_item(model, item)
+    public_reads_changed()
     # The names are read from the row before it goes; the files go after the commit.
     names = file_names(current)
     current.delete()

@@ -119,6 +119,11 @@ PROPERTY_LIST_EXACT_COUNT_LIMIT = env.int("PROPERTY_LIST_EXACT_COUNT_LIMIT", def
 # ... and gives an exact count up after this many milliseconds on PostgreSQL (0: never).
 PROPERTY_LIST_COUNT_TIMEOUT_MS = env.int("PROPERTY_LIST_COUNT_TIMEOUT_MS", default=25)
 
+# Seconds a public read of listings (GET /properties, /properties/:id for anonymous visitors
+# and customers) is kept in the cache; writes make it stale at once (listings.cache). On only
+# with a cache shared by every process (Redis): 0, off, without REDIS_URL.
+PUBLIC_READ_CACHE_SECONDS = env.int("PUBLIC_READ_CACHE_SECONDS", default=60 if REDIS_URL else 0)
+
 AUTH_USER_MODEL = "accounts.User"
 PASSWORD_HASHERS = [
     "django.contrib.auth.hashers.Argon2PasswordHasher",

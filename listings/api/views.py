@@ -27,6 +27,12 @@ from listings.api.serializers import (
     TypeRecordCreateSerializer,
     property_list_items,
 )
+from listings.cache import (
+    public_read_get,
+    public_read_key,
+    public_read_store,
+    public_reads_enabled,
+)
 from listings.filters import PropertyFilter
 from listings.models import KIND_MODELS, PropertyCategory, PropertyType
 
@@ -130,6 +136,25 @@ class PropertyViewSet(viewsets.GenericViewSet):
     def get_queryset(self):
         return selectors.property_visible_to(viewer=self.request.user)
 
+    def _cached_public_read(self, request):
+        """The cached response of a public read, or None (then the response will be kept)."""
+        self.public_read_key = None
+        if not public_reads_enabled() or not selectors.viewer_sees_only_public(request.user):
+            return None
+        key = public_read_key(request)
+        cached = public_read_get(key)
+        if cached is None:
+            self.public_read_key = key
+        return cached
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        key = getattr(self, "public_read_key", None)
+        if key is not None and response.status_code == status.HTTP_200_OK:
+            response.render()
+            public_read_store(key, response)
+        return response
+
     def get_object(self):
         listings = self.get_queryset()
         if self.action == "retrieve":
@@ -143,6 +168,9 @@ class PropertyViewSet(viewsets.GenericViewSet):
         return Response(body, status=response_status)
 
     def list(self, request):
+        cached = self._cached_public_read(request)
+        if cached is not None:
+            return cached
         listings = self.filter_queryset(self.get_queryset())
         rows = self.paginator.paginate_rows(
             listings, request, page_rows=selectors.property_list_page
@@ -150,6 +178,9 @@ class PropertyViewSet(viewsets.GenericViewSet):
         return self.get_paginated_response(property_list_items(rows, request=request))
 
     def retrieve(self, request, pk=None):
+        cached = self._cached_public_read(request)
+        if cached is not None:
+            return cached
         listing = self.get_object()
         context = self.get_serializer_context()
         return Response(PropertyDetailSerializer(listing, context=context).data)

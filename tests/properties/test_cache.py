@@ -1,0 +1,269 @@
+"""The cache of public reads (listings.cache): served again without the database, never stale.
+
+Writes make cached reads stale when they commit; Django's test transaction never commits,
+so the writes here run inside django_capture_on_commit_callbacks(execute=True), which runs
+the commit callbacks as a commit would.
+"""
+
+import pytest
+from django.core.cache import cache
+from django.core.files.base import ContentFile
+from django.db import IntegrityError
+
+from accounts.services import user_delete, user_update
+from listings import services
+from listings.cache import GENERATION_KEY
+from listings.models import PropertyStatus, PropertyType
+from media_app.models import Image
+from media_app.services import image_delete, image_update, image_upload
+from tests.factories import ImageFactory, ListingFactory, TypeSpecificRecordFactory
+from tests.media.support import jpeg_bytes
+from tests.properties.support import PROPERTIES_URL, property_url
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def cache_on(settings):
+    settings.PUBLIC_READ_CACHE_SECONDS = 60
+
+
+@pytest.fixture
+def media_root(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    return tmp_path
+
+
+@pytest.fixture
+def listing(owner, category):
+    listing = ListingFactory(owner=owner, category=category, title="Sunny flat")
+    TypeSpecificRecordFactory(property=listing, kind=PropertyType.APARTMENT)
+    ImageFactory(property=listing)
+    return listing
+
+
+def read_twice(client, url, django_assert_num_queries, *, queries_on_hit=0, **parameters):
+    """The first answer, after checking that the same request again is the same bytes from
+    the cache (`queries_on_hit` queries: a signed-in reader's token is still checked)."""
+    first = client.get(url, parameters)
+    assert first.status_code == 200, first.content
+    with django_assert_num_queries(queries_on_hit):
+        again = client.get(url, parameters)
+    assert again.status_code == 200
+    assert again.content == first.content
+    assert again["Content-Type"] == first["Content-Type"] == "application/json"
+    return first.json()
+
+
+def test_an_anonymous_list_page_is_served_again_without_a_query(
+    anonymous_client, listing, django_assert_num_queries
+):
+    # when the same page is read twice
+    body = read_twice(anonymous_client, PROPERTIES_URL, django_assert_num_queries, limit=5)
+
+    # then the second came from the cache, whole
+    assert [item["title"] for item in body["properties"]] == ["Sunny flat"]
+    assert body["totalItems"] == 1
+
+
+def test_a_customer_detail_is_served_again_with_only_the_token_checked(
+    customer_client, listing, django_assert_num_queries
+):
+    body = read_twice(
+        customer_client, property_url(listing.id), django_assert_num_queries, queries_on_hit=1
+    )
+
+    assert body["id"] == listing.id
+    assert body["title"] == "Sunny flat"
+
+
+@pytest.mark.parametrize("viewer", ["owner", "admin"])
+def test_owners_and_admins_are_never_served_from_the_cache(clients, listing, viewer):
+    # given a pending listing of the owner, hidden from the public
+    pending = ListingFactory(
+        owner=listing.owner, status=PropertyStatus.PENDING, title="Not yet public"
+    )
+    anonymous = clients["anonymous"].get(PROPERTIES_URL).json()
+    assert [item["id"] for item in anonymous["properties"]] == [listing.id]
+
+    # when the owner and an admin read the same page
+    seen = clients[viewer].get(PROPERTIES_URL).json()
+
+    # then they see what they may see, not the public's cached page
+    assert {item["id"] for item in seen["properties"]} == {listing.id, pending.id}
+
+
+def test_another_host_is_not_served_the_photo_urls_of_the_first(
+    anonymous_client, listing, settings
+):
+    settings.ALLOWED_HOSTS = ["testserver", "mirror.example.com"]
+    first = anonymous_client.get(PROPERTIES_URL).json()
+    mirrored = anonymous_client.get(PROPERTIES_URL, HTTP_HOST="mirror.example.com").json()
+
+    assert first["properties"][0]["images"][0]["url"].startswith("http://testserver/")
+    assert mirrored["properties"][0]["images"][0]["url"].startswith("http://mirror.example.com/")
+
+
+def test_the_browsable_api_and_errors_are_not_cached(
+    anonymous_client, listing, django_assert_max_num_queries
+):
+    # given an HTML page and a refused request, each made once
+    html = anonymous_client.get(PROPERTIES_URL, HTTP_ACCEPT="text/html")
+    refused = anonymous_client.get(PROPERTIES_URL, {"page": "0"})
+    assert html.status_code == 200
+    assert html["Content-Type"].startswith("text/html")
+    assert refused.status_code == 400
+
+    # when the JSON page is read, then it is built from the database, not from either
+    with django_assert_max_num_queries(8) as captured:
+        json_page = anonymous_client.get(PROPERTIES_URL)
+    assert json_page.status_code == 200
+    assert json_page["Content-Type"] == "application/json"
+    assert len(captured) > 0
+
+
+def test_nothing_is_cached_when_the_cache_time_is_zero(
+    anonymous_client, listing, settings, django_assert_max_num_queries
+):
+    settings.PUBLIC_READ_CACHE_SECONDS = 0
+    anonymous_client.get(PROPERTIES_URL)
+
+    with django_assert_max_num_queries(8) as captured:
+        response = anonymous_client.get(PROPERTIES_URL)
+
+    assert response.status_code == 200
+    assert len(captured) > 0
+
+
+# --- Writes make the cached reads stale -------------------------------------------------
+
+
+def reads(client, listing) -> tuple[dict, dict]:
+    """The list page and the detail of `listing`, as the public reads them now."""
+    return client.get(PROPERTIES_URL).json(), client.get(property_url(listing.id)).json()
+
+
+def test_a_changed_listing_is_read_changed(
+    anonymous_client, listing, owner_user, django_capture_on_commit_callbacks
+):
+    # given both reads cached
+    reads(anonymous_client, listing)
+
+    # when the owner renames the listing
+    with django_capture_on_commit_callbacks(execute=True):
+        services.property_update(property=listing, by=owner_user, changes={"title": "Bright flat"})
+
+    # then both reads show the new title
+    page, detail = reads(anonymous_client, listing)
+    assert page["properties"][0]["title"] == "Bright flat"
+    assert detail["title"] == "Bright flat"
+
+
+def test_a_suspended_listing_leaves_the_cached_reads(
+    anonymous_client, listing, admin_user, django_capture_on_commit_callbacks
+):
+    reads(anonymous_client, listing)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.property_change_status(
+            property=listing, by=admin_user, status=PropertyStatus.SUSPENDED
+        )
+
+    assert anonymous_client.get(PROPERTIES_URL).json()["properties"] == []
+    assert anonymous_client.get(property_url(listing.id)).status_code == 404
+
+
+def test_a_changed_record_is_read_changed(
+    anonymous_client, listing, owner_user, django_capture_on_commit_callbacks
+):
+    reads(anonymous_client, listing)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.type_record_update(record=listing.type_record, by=owner_user, values={"rooms": 9})
+
+    page, detail = reads(anonymous_client, listing)
+    assert page["properties"][0]["apartment"]["rooms"] == 9
+    assert detail["apartment"]["rooms"] == 9
+
+
+def test_photo_changes_are_read_changed(
+    anonymous_client, listing, owner_user, media_root, django_capture_on_commit_callbacks
+):
+    # given both reads cached with the one photo
+    first = listing.images.get()
+    reads(anonymous_client, listing)
+
+    # when a photo is uploaded, then it is in both reads
+    with django_capture_on_commit_callbacks(execute=True):
+        added = image_upload(
+            property=listing, by=owner_user, file=ContentFile(jpeg_bytes(), name="new.jpg")
+        )
+    page, detail = reads(anonymous_client, listing)
+    assert [image["id"] for image in page["properties"][0]["images"]] == [first.id, added.id]
+    assert [image["id"] for image in detail["images"]] == [first.id, added.id]
+
+    # when it is made the cover, then it comes first
+    with django_capture_on_commit_callbacks(execute=True):
+        image_update(image=added, by=owner_user, fields={"position"}, position=0)
+    page, _detail = reads(anonymous_client, listing)
+    assert [image["id"] for image in page["properties"][0]["images"]] == [added.id, first.id]
+
+    # when the old one is deleted, then it is gone from both
+    with django_capture_on_commit_callbacks(execute=True):
+        image_delete(image=Image.objects.get(pk=first.pk), by=owner_user)
+    page, detail = reads(anonymous_client, listing)
+    assert [image["id"] for image in page["properties"][0]["images"]] == [added.id]
+    assert [image["id"] for image in detail["images"]] == [added.id]
+
+
+def test_the_owners_new_phone_and_the_categorys_new_name_are_read_changed(
+    anonymous_client, listing, owner_user, category, django_capture_on_commit_callbacks
+):
+    reads(anonymous_client, listing)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        user_update(user=owner_user, by=owner_user, phone="+34699999999", fields={"phone"})
+    detail = anonymous_client.get(property_url(listing.id)).json()
+    assert detail["owner"]["user"]["phone"] == "+34699999999"
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.category_update(category=category, name="Lofts")
+    detail = anonymous_client.get(property_url(listing.id)).json()
+    assert detail["propertyCategory"]["name"] == "Lofts"
+
+
+def test_a_deleted_owners_listings_leave_the_cached_reads(
+    anonymous_client, listing, owner_user, django_capture_on_commit_callbacks
+):
+    reads(anonymous_client, listing)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        user_delete(user=owner_user, by=owner_user)
+
+    assert anonymous_client.get(PROPERTIES_URL).json()["properties"] == []
+    assert anonymous_client.get(property_url(listing.id)).status_code == 404
+
+
+def test_a_write_that_rolls_back_keeps_the_cached_reads(
+    anonymous_client,
+    listing,
+    owner_user,
+    django_assert_num_queries,
+    django_capture_on_commit_callbacks,
+):
+    # given a cached page and its generation
+    reads(anonymous_client, listing)
+    generation = cache.get(GENERATION_KEY)
+
+    # when a write fails in the database (a listing's title is required)
+    with (
+        django_capture_on_commit_callbacks(execute=True) as callbacks,
+        pytest.raises(IntegrityError),
+    ):
+        services.property_update(property=listing, by=owner_user, changes={"title": None})
+
+    # then nothing waits for a commit: the generation, and the cached page, stay
+    assert callbacks == []
+    assert cache.get(GENERATION_KEY) == generation
+    with django_assert_num_queries(0):
+        assert anonymous_client.get(PROPERTIES_URL).status_code == 200
