@@ -12,7 +12,8 @@ It passes when: no response was a 5xx (nor a connection error); the only 4xx are
 answers the rules give to racing users (409 for a second favorite of a listing, a visit
 that overlaps another, a visit confirmed by then); every resource created is readable
 afterwards, and every public listing reads the same to the public (through the cache of
-public reads, on with Redis as in production) as to its owner; and the webhook backlog is drained: every delivery succeeded, no task is left.
+public reads, on with Redis as in production) as to its owner; and the webhook backlog
+is drained: every delivery succeeded, no task is left.
 The figures are printed and written to artifacts/reliability/load.txt.
 """
 
