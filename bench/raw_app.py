@@ -55,11 +55,10 @@ SORTS = {
     "area": "p.area, p.id",
     "-area": "p.area DESC, p.id DESC",
 }
-SEARCH = (
-    "to_tsvector('simple'::regconfig, COALESCE(p.title, '') || ' ' || "
-    "COALESCE(p.description, '') || ' ' || COALESCE(p.address, '') || ' ' || "
-    "COALESCE(p.municipality, ''))"
-)
+# The stored text-search vector (listings 0008), and the platform's window of ranked
+# matches (listings.filters.ranked_window).
+SEARCH = "p.search_document"
+SEARCH_RANK_WINDOW = int(os.environ.get("SEARCH_RANK_WINDOW", "1000"))
 COMMON = (
     "id",
     "title",
@@ -139,6 +138,12 @@ def list_page(params: dict[str, str], host: str) -> bytes:
     page = int(params.get("page", 1))
     limit = int(params.get("limit", 10))
     where, arguments = where_clause(params)
+    if params.get("q") and not params.get("sort"):
+        where = (
+            "p.id IN (SELECT p.id FROM listings_property p LEFT JOIN "
+            f"listings_type_specific_record r ON r.property_id = p.id WHERE {where} "
+            f"ORDER BY p.created_at DESC, p.id DESC LIMIT {SEARCH_RANK_WINDOW})"
+        )
     if params.get("sort"):
         order = SORTS[params["sort"]]
     elif params.get("q"):

@@ -1,6 +1,7 @@
 """Listings: categories, properties and their type-specific records."""
 
 from django.conf import settings
+from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Length, Lower
@@ -80,6 +81,23 @@ def _length_between(field: str, low: int, high: int) -> models.Q:
     return Q(GreaterThanOrEqual(Length(field), low)) & Q(LessThanOrEqual(Length(field), high))
 
 
+# What `q` searches (GET /properties), with PostgreSQL's "simple" configuration: words as
+# written, lower-cased, no stemming, whatever the listing's language.
+SEARCH_CONFIG = "simple"
+SEARCH_FIELDS = ("title", "description", "address", "municipality")
+
+
+class SearchDocument(SearchVector):
+    """The searched text of a listing as a text-search vector (PostgreSQL).
+
+    SQLite has no tsvector: there it is the same text, lower-cased (its search does not
+    read it; the column only has to exist on both databases).
+    """
+
+    def as_sqlite(self, compiler, connection, **extra_context):
+        return self.as_sql(compiler, connection, template="LOWER(%(expressions)s)")
+
+
 class Property(TimestampedModel):
     """A listing for sale or rent with the fields every kind of property shares.
 
@@ -108,6 +126,13 @@ class Property(TimestampedModel):
     # other filters (docs/performance.md). Null until step 2, like `type`.
     kind = models.CharField(
         max_length=11, choices=PropertyType.choices, null=True, blank=True, editable=False
+    )
+    # Stored once per write instead of parsed again for every match of every search: `q`
+    # filters with its GIN index and ranks with it (docs/performance.md).
+    search_document = models.GeneratedField(
+        expression=SearchDocument(*SEARCH_FIELDS, config=SEARCH_CONFIG),
+        output_field=SearchVectorField(),
+        db_persist=True,
     )
 
     class Meta:

@@ -124,6 +124,9 @@ PROPERTY_LIST_COUNT_TIMEOUT_MS = env.int("PROPERTY_LIST_COUNT_TIMEOUT_MS", defau
 # with a cache shared by every process (Redis): 0, off, without REDIS_URL.
 PUBLIC_READ_CACHE_SECONDS = env.int("PUBLIC_READ_CACHE_SECONDS", default=60 if REDIS_URL else 0)
 
+# A text search without `sort` ranks its newest this many matches (listings.filters).
+SEARCH_RANK_WINDOW = env.int("SEARCH_RANK_WINDOW", default=1_000)
+
 AUTH_USER_MODEL = "accounts.User"
 PASSWORD_HASHERS = [
     "django.contrib.auth.hashers.Argon2PasswordHasher",

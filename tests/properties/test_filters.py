@@ -330,6 +330,61 @@ def test_filter_q_excludes_hidden_listings(anonymous_client):
     assert found == {visible.id}
 
 
+@pytest.mark.postgres_only
+def test_filter_q_puts_the_best_match_first_then_the_newest(anonymous_client):
+    # given an older listing about gardens, and two newer ones that only mention one
+    best = ListingFactory(title="Garden house", description="A garden, and a garden view.")
+    newer = ListingFactory(title="Flat", description="Near a garden.")
+    newest = ListingFactory(title="Loft", description="Near a garden.")
+    created_in_order(best, newer, newest)
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL, {"q": "garden"})
+
+    # then the best match leads, the equal ones follow newest first
+    assert response.status_code == 200
+    assert ids(response) == [best.id, newest.id, newer.id]
+    assert response.json()["totalItems"] == 3
+
+
+@pytest.mark.postgres_only
+def test_filter_q_ranks_the_newest_matches_of_the_window(anonymous_client, settings):
+    # given a window of two, and three matches of which the best is the oldest
+    settings.SEARCH_RANK_WINDOW = 2
+    oldest_best = ListingFactory(title="Garden house", description="A garden, a garden view.")
+    older = ListingFactory(title="Flat", description="Near a garden.")
+    newest = ListingFactory(title="Loft", description="Near a garden, with a garden.")
+    created_in_order(oldest_best, older, newest)
+
+    # when searched by relevance, and by date
+    ranked = anonymous_client.get(PROPERTIES_URL, {"q": "garden"})
+    dated = anonymous_client.get(PROPERTIES_URL, {"q": "garden", "sort": "-createdAt"})
+
+    # then relevance orders the two newest; a sort reaches every match
+    assert ids(ranked) == [newest.id, older.id]
+    assert ranked.json()["totalItems"] == 2
+    assert ids(dated) == [newest.id, older.id, oldest_best.id]
+    assert dated.json()["totalItems"] == 3
+
+
+@pytest.mark.postgres_only
+def test_filter_q_window_holds_only_what_the_reader_may_see(anonymous_client, settings):
+    # given a window of two, and the two newest matches hidden from the public
+    settings.SEARCH_RANK_WINDOW = 2
+    visible = ListingFactory.create_batch(2, title="Garden flat")
+    hidden = [
+        ListingFactory(title="Garden flat", status=PropertyStatus.PENDING),
+        ListingFactory(title="Garden flat", status=PropertyStatus.SUSPENDED),
+    ]
+    created_in_order(*visible, *hidden)
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL, {"q": "garden"})
+
+    # then the window is the two newest visible matches
+    assert set(ids(response)) == {listing.id for listing in visible}
+
+
 @pytest.fixture
 def sortable_listings():
     """Three listings whose price, area and age orders all differ."""

@@ -138,5 +138,5 @@ def test_q_filter_uses_the_full_text_gin_index():
     plan = searched.explain()
 
     # then
-    assert "listings_prop_search_idx" in plan, plan
+    assert "listings_prop_search_doc_idx" in plan, plan
     assert searched.count() == 5
