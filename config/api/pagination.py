@@ -3,10 +3,11 @@
 import json
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import OperationalError, connections, transaction
-from django.db.models import QuerySet, Value
+from django.db.models import F, Func, QuerySet, Value
 from rest_framework import serializers
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
@@ -54,6 +55,10 @@ class PageLimitPagination(BasePagination):
         """totalItems: how many rows the filters match."""
         return queryset.count()
 
+    def page_queryset(self, queryset: QuerySet | Sequence, offset: int) -> QuerySet | Sequence:
+        """What the page is read from, once counted (subclasses may change how it is read)."""
+        return queryset
+
     def _count_pages(self, queryset: QuerySet | Sequence) -> int:
         """Count, set total and pages; the offset of the requested page."""
         self.total = self.count(queryset) if isinstance(queryset, QuerySet) else len(queryset)
@@ -75,7 +80,7 @@ class PageLimitPagination(BasePagination):
         offset = self._count_pages(queryset)
         if self.exact and offset >= self.total:
             return []
-        return page_rows(queryset, offset=offset, limit=self.limit)
+        return page_rows(self.page_queryset(queryset, offset), offset=offset, limit=self.limit)
 
     def get_paginated_response(self, data) -> Response:
         raise NotImplementedError
@@ -147,13 +152,24 @@ class DataPagination(PageLimitPagination):
 QUERY_CANCELED = "57014"
 
 
-def capped_count(queryset: QuerySet, cap: int, *, timeout_ms: int = 0) -> int | None:
+@dataclass(frozen=True, slots=True)
+class CappedCount:
+    """A count stopped at a cap, and the planner's idea of the table's size."""
+
+    # How many rows matched, at most the cap; None when the count was given up.
+    matches: int | None
+    # pg_class.reltuples of the queryset's table (PostgreSQL, when counted with a timeout).
+    table_rows: int | None = None
+
+
+def capped_count(queryset: QuerySet, cap: int, *, timeout_ms: int = 0) -> CappedCount:
     """How many rows the queryset matches, counting no further than `cap`.
 
     The inner query selects a constant, so that PostgreSQL can count from the indexes of the
     filters alone (an index-only scan) and stop at the cap. With `timeout_ms` on PostgreSQL,
     a count that takes longer is given up (None): the statement timeout is set for this
-    statement only, inside a savepoint that the cancellation rolls back.
+    statement only, inside a savepoint that the cancellation rolls back. The statement that
+    sets it also reads the table's estimated size, which costs no extra round trip.
     """
     sql, params = queryset.values(one=Value(1))[:cap].query.sql_with_params()
     connection = connections[queryset.db]
@@ -161,24 +177,48 @@ def capped_count(queryset: QuerySet, cap: int, *, timeout_ms: int = 0) -> int | 
     if not timeout_ms or connection.vendor != "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(count_sql, params)
-            return cursor.fetchone()[0]
+            return CappedCount(cursor.fetchone()[0])
     try:
         with transaction.atomic(using=queryset.db), connection.cursor() as cursor:
             # The select list is evaluated left to right: the old value, then the new one.
             cursor.execute(
                 "SELECT current_setting('statement_timeout'),"
-                " set_config('statement_timeout', %s, true)",
-                [str(timeout_ms)],
+                " set_config('statement_timeout', %s, true),"
+                " (SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass)",
+                [str(timeout_ms), queryset.model._meta.db_table],
             )
-            previous = cursor.fetchone()[0]
+            previous, _timeout, table_rows = cursor.fetchone()
             cursor.execute(count_sql, params)
             count = cursor.fetchone()[0]
             cursor.execute("SELECT set_config('statement_timeout', %s, true)", [previous])
-            return count
+            return CappedCount(count, table_rows)
     except OperationalError as error:
         if getattr(error.__cause__, "sqlstate", None) == QUERY_CANCELED:
-            return None
+            return CappedCount(None)
         raise
+
+
+def sorted_after_filtering(queryset: QuerySet) -> QuerySet:
+    """The queryset in the same order, with no index able to give it that order.
+
+    For few matches in a large table, reading every match and sorting them is cheap, while
+    walking an index of the sort column until the page is filled may read most of the table
+    when the matches lie far along it (a rare town sorted by area: 0.8 s instead of 30 ms at
+    1,000,000 listings). PostgreSQL's planner cannot know where they lie; an order on
+    COALESCE(column, column), the same values, hides the indexes from it.
+    """
+    concrete = {field.name for field in queryset.model._meta.concrete_fields}
+    names = [name for name in queryset.query.order_by if isinstance(name, str)]
+    if not names or len(names) != len(queryset.query.order_by):
+        return queryset
+    if any(name.lstrip("-") not in concrete for name in names):
+        return queryset
+    order = []
+    for name in names:
+        column = name.lstrip("-")
+        value = Func(F(column), F(column), function="COALESCE")
+        order.append(value.desc() if name.startswith("-") else value.asc())
+    return queryset.order_by(*order)
 
 
 def estimated_count(queryset: QuerySet) -> int | None:
@@ -207,10 +247,12 @@ class PropertyPagination(PageLimitPagination):
     def count(self, queryset: QuerySet) -> int:
         limit = settings.PROPERTY_LIST_EXACT_COUNT_LIMIT
         unordered = queryset.order_by()
-        capped = capped_count(
+        counted = capped_count(
             unordered, limit + 1, timeout_ms=settings.PROPERTY_LIST_COUNT_TIMEOUT_MS
         )
+        capped = counted.matches
         self.exact = True
+        self.table_rows = counted.table_rows
         if capped is not None and capped <= limit:
             return capped
         estimate = estimated_count(unordered)
@@ -219,6 +261,20 @@ class PropertyPagination(PageLimitPagination):
         self.exact = False
         # Past the cap, or given up: an estimate, but never fewer than the rows counted.
         return max(estimate, limit + 1) if capped is not None else estimate
+
+    def page_queryset(self, queryset: QuerySet, offset: int) -> QuerySet:
+        """Sort the matches themselves when that reads fewer rows than an index walk would.
+
+        Walking the sort order's index reads about (offset + limit) * table / matches rows
+        to fill the page; sorting reads the matches. When the exact count says the matches
+        are the smaller, the order is taken away from the indexes (sorted_after_filtering).
+        """
+        table_rows = getattr(self, "table_rows", None)
+        if not self.exact or not table_rows or not isinstance(queryset, QuerySet):
+            return queryset
+        if self.total * self.total < (offset + self.limit) * table_rows:
+            return sorted_after_filtering(queryset)
+        return queryset
 
     def get_paginated_response(self, data) -> Response:
         return Response(

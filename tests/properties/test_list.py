@@ -3,16 +3,20 @@
 import datetime
 import json
 import math
+from decimal import Decimal
 
 import pytest
 from django.db import connection
+from django.db.models import F
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from djangorestframework_camel_case.render import CamelCaseJSONRenderer
 
-from config.api.pagination import capped_count
+from config.api.pagination import capped_count, sorted_after_filtering
 from config.api.renderers import CamelCasedJSONRenderer
 from listings import selectors
 from listings.api.serializers import PropertyListItemSerializer, property_list_items
+from listings.filters import SORTS
 from listings.models import Property, PropertyStatus, PropertyType, TransactionType
 from tests.factories import ImageFactory, ListingFactory, TypeSpecificRecordFactory
 from tests.properties.support import (
@@ -394,12 +398,14 @@ def test_a_count_that_takes_too_long_is_given_up_and_the_connection_stays_usable
     count = capped_count(slow, 10, timeout_ms=5)
 
     # then the count is given up, and the connection works with its timeout as before
-    assert count is None
+    assert count.matches is None
     with connection.cursor() as cursor:
         cursor.execute("SHOW statement_timeout")
         assert cursor.fetchone()[0] == "0"
     assert Property.objects.count() == 2
-    assert capped_count(Property.objects.all(), 10, timeout_ms=1000) == 2
+    counted = capped_count(Property.objects.all(), 10, timeout_ms=1000)
+    assert counted.matches == 2
+    assert counted.table_rows is not None
 
 
 @pytest.mark.postgres_only
@@ -415,3 +421,50 @@ def test_a_page_past_an_estimated_total_is_still_read(anonymous_client, settings
     body = response.json()
     assert body["totalItemsExact"] is False
     assert ids(response) == [newest_first[8].id]
+
+
+@pytest.mark.parametrize("sort", [*SORTS])
+def test_sorted_after_filtering_keeps_every_sort_order(sort):
+    # given listings whose prices, areas and ages differ, some of them equal
+    for number in range(6):
+        ListingFactory(price=Decimal(1000 + number % 3), area=Decimal(50 + number % 2))
+    listings = Property.objects.order_by(*SORTS[sort])
+
+    # when the order is taken away from the indexes
+    resorted = sorted_after_filtering(listings)
+
+    # then it is the same order, by an expression
+    assert list(resorted.values_list("id", flat=True)) == list(
+        listings.values_list("id", flat=True)
+    )
+    assert "COALESCE" in str(resorted.query)
+
+
+def test_sorted_after_filtering_leaves_orders_on_annotations_alone():
+    listings = Property.objects.alias(twice=F("price") * 2).order_by("-twice", "id")
+
+    assert sorted_after_filtering(listings) is listings
+
+
+@pytest.mark.postgres_only
+def test_few_matches_in_a_large_table_are_sorted_not_walked(anonymous_client):
+    # given twenty listings, analysed, of which three are in Segovia
+    make_listings(17)
+    in_segovia = [
+        ListingFactory(municipality="Segovia", price=Decimal(price)) for price in (3, 1, 2)
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE listings_property")
+
+    # when the few are asked for by price, and a broad search too
+    with CaptureQueriesContext(connection) as few:
+        response = anonymous_client.get(
+            PROPERTIES_URL, {"municipality": "segovia", "sort": "price"}
+        )
+    with CaptureQueriesContext(connection) as broad:
+        anonymous_client.get(PROPERTIES_URL, {"sort": "price"})
+
+    # then the few are sorted after filtering, in the same order; the broad one is not
+    assert ids(response) == [in_segovia[1].id, in_segovia[2].id, in_segovia[0].id]
+    assert any("COALESCE" in query["sql"] for query in few.captured_queries)
+    assert not any("COALESCE" in query["sql"] for query in broad.captured_queries)
