@@ -103,7 +103,7 @@ def where_clause(params: dict[str, str]) -> tuple[str, list]:
     conditions = ["p.status NOT IN ('PENDING', 'SUSPENDED')"]
     arguments: list = []
     if "type" in params:
-        conditions.append("r.kind = %s")
+        conditions.append("p.kind = %s")
         arguments.append(params["type"])
     if "transactionType" in params:
         conditions.append("p.transaction_type = %s")
@@ -121,7 +121,7 @@ def where_clause(params: dict[str, str]) -> tuple[str, list]:
         conditions.append("p.price <= %s")
         arguments.append(params["maxPrice"])
     if "minBedrooms" in params:
-        conditions.append("r.bedrooms >= %s")
+        conditions.append("p.bedrooms >= %s")
         arguments.append(int(params["minBedrooms"]))
     if "bbox" in params:
         west, south, east, north = (float(part) for part in params["bbox"].split(","))

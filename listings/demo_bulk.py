@@ -93,6 +93,7 @@ PROPERTY_FIELDS = (
     "owner",
     "category",
     "kind",
+    "bedrooms",
 )
 RECORD_TABLE_FIELDS = ("id", "property", "kind", *RECORD_FIELDS, "created_at", "updated_at")
 IMAGE_FIELDS = (
@@ -402,6 +403,7 @@ class BulkListingGenerator:
                 rng.choice(plan.owner_ids),
                 plan.category_ids[KIND_CATEGORY[kind]],
                 kind,
+                values.get("bedrooms"),
             )
         )
         batch.records.append(

@@ -152,7 +152,7 @@ class PropertyFilter(django_filters.FilterSet):
     minArea = django_filters.NumberFilter(field_name="area", lookup_expr="gte", min_value=0)
     maxArea = django_filters.NumberFilter(field_name="area", lookup_expr="lte", min_value=0)
     minBedrooms = django_filters.NumberFilter(
-        field_name="type_record__bedrooms",
+        field_name="bedrooms",
         lookup_expr="gte",
         min_value=0,
         max_digits=6,

@@ -127,6 +127,8 @@ class Property(TimestampedModel):
     kind = models.CharField(
         max_length=11, choices=PropertyType.choices, null=True, blank=True, editable=False
     )
+    # A copy of type_record.bedrooms, kept the same way: minBedrooms then needs no join.
+    bedrooms = models.PositiveIntegerField(null=True, blank=True, editable=False)
     # Stored once per write instead of parsed again for every match of every search: `q`
     # filters with its GIN index and ranks with it (docs/performance.md).
     search_document = models.GeneratedField(

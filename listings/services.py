@@ -384,8 +384,8 @@ def type_record_create(
         raise Conflict(
             "This listing already has its type-specific record.", field="propertyId"
         ) from error
-    Property.objects.filter(pk=listing.pk).update(kind=kind)
-    listing.kind = kind
+    Property.objects.filter(pk=listing.pk).update(kind=kind, bedrooms=record.bedrooms)
+    listing.kind, listing.bedrooms = kind, record.bedrooms
     # The listing's `type` changed: its webhooks hear property.updated.
     _record_event(EventType.PROPERTY_UPDATED, listing)
     return record
@@ -398,7 +398,11 @@ def type_record_update(*, record: TypeSpecificRecord, by: User, values: dict) ->
     for name, value in _record_values(kind=record.kind, values=values).items():
         setattr(record, name, value)
     record.save()
-    _record_event(EventType.PROPERTY_UPDATED, _lock(record.property))
+    listing = _lock(record.property)
+    if listing.bedrooms != record.bedrooms:
+        Property.objects.filter(pk=listing.pk).update(bedrooms=record.bedrooms)
+        listing.bedrooms = record.bedrooms
+    _record_event(EventType.PROPERTY_UPDATED, listing)
     return record
 
 
@@ -408,6 +412,6 @@ def type_record_delete(*, record: TypeSpecificRecord, by: User) -> None:
     _require_manager(property=record.property, by=by)
     listing = _lock(record.property)
     record.delete()
-    Property.objects.filter(pk=listing.pk).update(kind=None)
-    listing.kind = None
+    Property.objects.filter(pk=listing.pk).update(kind=None, bedrooms=None)
+    listing.kind = listing.bedrooms = None
     _record_event(EventType.PROPERTY_UPDATED, listing)

@@ -141,8 +141,11 @@ class TypeSpecificRecordFactory(factory.django.DjangoModelFactory):
         values = {**RECORD_VALUES[kwargs["kind"]], **kwargs}
         record = super()._create(model_class, *args, **values)
         # As listings.services.type_record_create does: the listing keeps a copy of the kind.
-        Property.objects.filter(pk=record.property_id).update(kind=record.kind)
+        Property.objects.filter(pk=record.property_id).update(
+            kind=record.kind, bedrooms=record.bedrooms
+        )
         record.property.kind = record.kind
+        record.property.bedrooms = record.bedrooms
         return record
 
 

@@ -309,6 +309,13 @@ def test_bulk_mode_adds_exactly_the_requested_listings_records_and_images():
     )
     for record in TypeSpecificRecord.objects.all():
         assert_record_shape(record)
+    # The listings' copies of their record's kind and bedrooms, which the filters read.
+    copies = Property.objects.values_list(
+        "kind", "type_record__kind", "bedrooms", "type_record__bedrooms"
+    )
+    assert all(kind == record_kind for kind, record_kind, _, _ in copies)
+    assert all(bedrooms == record_bedrooms for _, _, bedrooms, record_bedrooms in copies)
+    assert any(bedrooms for _, _, bedrooms, _ in copies)
 
 
 def test_bulk_mode_writes_rows_the_orm_reads_back():

@@ -65,6 +65,41 @@ def test_create_by_the_owner_is_201_with_the_record(owner_client, owner, kind):
         assert getattr(record, column(name)) == value
 
 
+def test_the_listings_copy_of_the_bedrooms_follows_its_record(owner_client, owner):
+    # given a listing, and what minBedrooms=3 finds
+    listing = ListingFactory(owner=owner)
+
+    def found_with_three_bedrooms() -> list[str]:
+        page = owner_client.get(PROPERTIES_URL, {"minBedrooms": 3}).json()
+        return [item["id"] for item in page["properties"]]
+
+    # when its house record with 4 bedrooms is added, then it is found
+    created = owner_client.post(
+        record_url(PropertyType.HOUSE),
+        {"propertyId": listing.id, **RECORD_BODIES[PropertyType.HOUSE]},
+        format="json",
+    )
+    assert created.status_code == 201
+    listing.refresh_from_db()
+    assert listing.bedrooms == 4
+    assert found_with_three_bedrooms() == [listing.id]
+
+    # when the record says 2, then it is not
+    record_id = created.json()["id"]
+    changed = owner_client.patch(
+        record_url(PropertyType.HOUSE, record_id), {"bedrooms": 2}, format="json"
+    )
+    assert changed.status_code == 200
+    listing.refresh_from_db()
+    assert listing.bedrooms == 2
+    assert found_with_three_bedrooms() == []
+
+    # when the record goes, then the copy goes with it
+    assert owner_client.delete(record_url(PropertyType.HOUSE, record_id)).status_code == 204
+    listing.refresh_from_db()
+    assert listing.bedrooms is None
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_create_sets_the_type_of_the_listing(owner_client, owner, kind):
     # given
