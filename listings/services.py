@@ -359,6 +359,23 @@ def property_delete(*, property: Property, by: User) -> None:
     media_files_delete_on_commit(files)
 
 
+def _copy_record_facts(listing: Property, record: TypeSpecificRecord | None) -> None:
+    """Keep the listing's copies of its record's kind and bedrooms (None without a record).
+
+    The `type` and `minBedrooms` filters read them from the listing, without a join; they
+    are written here, in the record's transaction, and nowhere else.
+    """
+    copies = {
+        "kind": record.kind if record else None,
+        "bedrooms": record.bedrooms if record else None,
+    }
+    if all(getattr(listing, name) == value for name, value in copies.items()):
+        return
+    Property.objects.filter(pk=listing.pk).update(**copies)
+    for name, value in copies.items():
+        setattr(listing, name, value)
+
+
 def _record_values(*, kind: str, values: dict) -> dict:
     unknown = set(values) - set(KIND_FIELDS[kind])
     if unknown:
@@ -384,8 +401,7 @@ def type_record_create(
         raise Conflict(
             "This listing already has its type-specific record.", field="propertyId"
         ) from error
-    Property.objects.filter(pk=listing.pk).update(kind=kind, bedrooms=record.bedrooms)
-    listing.kind, listing.bedrooms = kind, record.bedrooms
+    _copy_record_facts(listing, record)
     # The listing's `type` changed: its webhooks hear property.updated.
     _record_event(EventType.PROPERTY_UPDATED, listing)
     return record
@@ -399,9 +415,7 @@ def type_record_update(*, record: TypeSpecificRecord, by: User, values: dict) ->
         setattr(record, name, value)
     record.save()
     listing = _lock(record.property)
-    if listing.bedrooms != record.bedrooms:
-        Property.objects.filter(pk=listing.pk).update(bedrooms=record.bedrooms)
-        listing.bedrooms = record.bedrooms
+    _copy_record_facts(listing, record)
     _record_event(EventType.PROPERTY_UPDATED, listing)
     return record
 
@@ -412,6 +426,5 @@ def type_record_delete(*, record: TypeSpecificRecord, by: User) -> None:
     _require_manager(property=record.property, by=by)
     listing = _lock(record.property)
     record.delete()
-    Property.objects.filter(pk=listing.pk).update(kind=None, bedrooms=None)
-    listing.kind = listing.bedrooms = None
+    _copy_record_facts(listing, None)
     _record_event(EventType.PROPERTY_UPDATED, listing)
