@@ -35,6 +35,11 @@ SORTS = {
 DEFAULT_ORDER = ("-created_at", "-id")
 
 
+def web_search(text: str) -> SearchQuery:
+    """`q` as PostgreSQL reads it: websearch syntax, the configuration of the search document."""
+    return SearchQuery(text, config=SEARCH_CONFIG, search_type="websearch")
+
+
 class PropertyFilterForm(forms.Form):
     """Rules that tie several parameters together; each error names one parameter."""
 
@@ -184,8 +189,7 @@ class PropertyFilter(django_filters.FilterSet):
         if not value:
             return queryset
         if connections[queryset.db].vendor == "postgresql":
-            query = SearchQuery(value, config=SEARCH_CONFIG, search_type="websearch")
-            return queryset.filter(search_document=query)
+            return queryset.filter(search_document=web_search(value))
         # SQLite: every word must appear in one of the searched fields, in any case.
         for word in value.split():
             word_anywhere = Q()
@@ -230,10 +234,9 @@ def ranked_window(matches: QuerySet, text: str) -> QuerySet:
     Like a search engine's result window, older matches are reached with `sort` or
     narrower filters (docs/api.md).
     """
-    query = SearchQuery(text, config=SEARCH_CONFIG, search_type="websearch")
     window = matches.order_by(*DEFAULT_ORDER).values("pk")[: settings.SEARCH_RANK_WINDOW]
     return (
         matches.model._default_manager.filter(pk__in=window)
-        .alias(rank=SearchRank(F("search_document"), query))
+        .alias(rank=SearchRank(F("search_document"), web_search(text)))
         .order_by("-rank", *DEFAULT_ORDER)
     )
