@@ -208,10 +208,10 @@ def sorted_after_filtering(queryset: QuerySet) -> QuerySet:
     COALESCE(column, column), the same values, hides the indexes from it.
     """
     concrete = {field.name for field in queryset.model._meta.concrete_fields}
-    names = [name for name in queryset.query.order_by if isinstance(name, str)]
-    if not names or len(names) != len(queryset.query.order_by):
-        return queryset
-    if any(name.lstrip("-") not in concrete for name in names):
+    names = queryset.query.order_by
+    if not names or not all(
+        isinstance(name, str) and name.lstrip("-") in concrete for name in names
+    ):
         return queryset
     order = []
     for name in names:
@@ -243,6 +243,8 @@ class PropertyPagination(PageLimitPagination):
     """
 
     default_limit = 10
+    # The table's estimated size, read with the count (PostgreSQL; None elsewhere).
+    table_rows: int | None = None
 
     def count(self, queryset: QuerySet) -> int:
         limit = settings.PROPERTY_LIST_EXACT_COUNT_LIMIT
@@ -269,10 +271,9 @@ class PropertyPagination(PageLimitPagination):
         to fill the page; sorting reads the matches. When the exact count says the matches
         are the smaller, the order is taken away from the indexes (sorted_after_filtering).
         """
-        table_rows = getattr(self, "table_rows", None)
-        if not self.exact or not table_rows or not isinstance(queryset, QuerySet):
+        if not self.exact or not self.table_rows or not isinstance(queryset, QuerySet):
             return queryset
-        if self.total * self.total < (offset + self.limit) * table_rows:
+        if self.total * self.total < (offset + self.limit) * self.table_rows:
             return sorted_after_filtering(queryset)
         return queryset
 
