@@ -77,7 +77,7 @@ test-browser: install
 # 2 minutes, reads and writes; needs a PostgreSQL server (LOAD_DATABASE_SERVER).
 .PHONY: load-test bench
 load-test: install
-	$(PY) tests/load/run.py $(LOAD_ARGS)
+	$(PY) -m tests.load.run $(LOAD_ARGS)
 
 # The API benchmark (docs/performance.md): make bench SIZE=10000 (or 1000000); needs wrk
 # (Debian's package) and a PostgreSQL server (BENCH_DATABASE_SERVER).
@@ -85,7 +85,7 @@ SIZE ?= 10000
 bench: install
 	@command -v wrk >/dev/null || { echo "wrk is missing; installing Debian's package"; \
 	  apt-get install -y -q wrk >/dev/null; }
-	$(PY) bench/run.py --size $(SIZE) $(BENCH_ARGS)
+	$(PY) -m bench.run --size $(SIZE) $(BENCH_ARGS)
 
 # Known vulnerabilities of the pinned dependencies (docs/reliability.md). pip-audit reads PyPI's
 # advisory data from its per-release JSON API; --strict fails on any dependency it could not

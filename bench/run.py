@@ -1,7 +1,7 @@
 """The API benchmark: seed, serve with gunicorn and production settings, load with wrk, report.
 
-    python bench/run.py --size 10000          # minutes
-    python bench/run.py --size 1000000        # about 10 min of seeding the first time
+    python -m bench.run --size 10000          # minutes
+    python -m bench.run --size 1000000        # about 10 min of seeding the first time
 
 (`make bench SIZE=...` runs it with the project's virtual environment.)
 
@@ -27,7 +27,6 @@ import platform
 import random
 import secrets
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -38,6 +37,8 @@ from urllib.parse import urlencode
 
 import psycopg
 import redis
+
+from bench.servers import gunicorn, stop, wait_until_up
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -200,53 +201,6 @@ def request_files(directory: Path, data: dict, size: int) -> dict[str, Path]:
 
 
 # --- The servers ---------------------------------------------------------------------------
-
-
-def gunicorn(app: str, port: int, workers: int, environment: dict) -> subprocess.Popen:
-    command = [
-        PYTHON,
-        "-m",
-        "gunicorn",
-        app,
-        "--bind",
-        f"127.0.0.1:{port}",
-        "--workers",
-        str(workers),
-        "--worker-class",
-        "gthread",
-        "--threads",
-        "1",
-        "--keep-alive",
-        "30",
-        "--log-level",
-        "warning",
-    ]
-    return subprocess.Popen(command, cwd=ROOT, env=environment, start_new_session=True)
-
-
-def wait_until_up(url: str, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status < 500:
-                    return
-        except urllib.error.HTTPError as error:
-            if error.code < 500:
-                return
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            raise SystemExit(f"{url} did not come up")
-        time.sleep(0.3)
-
-
-def stop(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=20)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        os.killpg(process.pid, signal.SIGKILL)
 
 
 # --- Load ------------------------------------------------------------------------------------
@@ -414,9 +368,16 @@ def main() -> None:
     }
     platform_base = f"http://127.0.0.1:{arguments.port}"
     raw_base = f"http://127.0.0.1:{arguments.port + 1}"
+    # One thread per worker and long keep-alive: wrk holds its connections for the whole run.
+    serving = {
+        "workers": arguments.workers,
+        "threads": 1,
+        "environment": environment,
+        "keep_alive_seconds": 30,
+    }
     servers = [
-        gunicorn("config.wsgi", arguments.port, arguments.workers, environment),
-        gunicorn("bench.raw_app:application", arguments.port + 1, arguments.workers, environment),
+        gunicorn("config.wsgi", port=arguments.port, **serving),
+        gunicorn("bench.raw_app:application", port=arguments.port + 1, **serving),
     ]
     results: dict[str, dict] = {}
     raw: dict[str, dict] = {}

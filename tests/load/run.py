@@ -1,6 +1,6 @@
 """The bounded load test: gunicorn + PostgreSQL + the worker, 32 connections, about 2 minutes.
 
-    python tests/load/run.py [--seconds 120] [--users 32]   (make load-test)
+    python -m tests.load.run [--seconds 120] [--users 32]   (make load-test)
 
 A fresh PostgreSQL database is migrated; the platform is served by gunicorn with the
 production settings and one `db_worker`. Owners and customers registered through the API
@@ -24,7 +24,6 @@ import json
 import os
 import random
 import secrets
-import signal
 import statistics
 import subprocess
 import sys
@@ -39,6 +38,8 @@ import psycopg
 import redis
 import urllib3
 from PIL import Image
+
+from bench.servers import gunicorn, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
@@ -158,9 +159,9 @@ def photo_bytes() -> bytes:
     return buffer.getvalue()
 
 
-def owner_loop(client: Client, admin: Client, world: World, stop: threading.Event, rng) -> None:
+def owner_loop(client: Client, admin: Client, world: World, finished: threading.Event, rng) -> None:
     photo = photo_bytes()
-    while not stop.is_set():
+    while not finished.is_set():
         status, listing = client.call(
             "create listing",
             "POST",
@@ -229,8 +230,8 @@ def owner_loop(client: Client, admin: Client, world: World, stop: threading.Even
             )
 
 
-def customer_loop(client: Client, world: World, stop: threading.Event, rng) -> None:
-    while not stop.is_set():
+def customer_loop(client: Client, world: World, finished: threading.Event, rng) -> None:
+    while not finished.is_set():
         filters = rng.choice(["", "?transactionType=SALE", "?type=apartment", "?q=flat&page=2"])
         client.call("search", "GET", f"/api/v1/properties{filters}")
         with world.lock:
@@ -392,27 +393,7 @@ def main() -> int:
         capture_output=True,
     )
     processes = [
-        subprocess.Popen(
-            [
-                PYTHON,
-                "-m",
-                "gunicorn",
-                "config.wsgi",
-                "--bind",
-                f"127.0.0.1:{arguments.port}",
-                "--workers",
-                "4",
-                "--worker-class",
-                "gthread",
-                "--threads",
-                "4",
-                "--log-level",
-                "warning",
-            ],
-            cwd=ROOT,
-            env=environment,
-            start_new_session=True,
-        ),
+        gunicorn("config.wsgi", port=arguments.port, workers=4, threads=4, environment=environment),
         subprocess.Popen(
             [*manage, "db_worker", "--no-reload"],
             cwd=ROOT,
@@ -473,21 +454,21 @@ def main() -> int:
                 )
             clients.append((user_type, client))
 
-        stop = threading.Event()
+        finished = threading.Event()
         threads = []
         for number, (user_type, client) in enumerate(clients):
             rng = random.Random(number)
             if user_type == "OWNER":
-                target, arguments_of = owner_loop, (client, admin, world, stop, rng)
+                target, arguments_of = owner_loop, (client, admin, world, finished, rng)
             else:
-                target, arguments_of = customer_loop, (client, world, stop, rng)
+                target, arguments_of = customer_loop, (client, world, finished, rng)
             threads.append(threading.Thread(target=target, args=arguments_of))
         log(f"{arguments.users} users ({owners} owners) for {arguments.seconds} s")
         started = time.monotonic()
         for thread in threads:
             thread.start()
         time.sleep(arguments.seconds)
-        stop.set()
+        finished.set()
         for thread in threads:
             thread.join()
         elapsed = time.monotonic() - started
@@ -503,11 +484,7 @@ def main() -> int:
         drain_seconds = time.monotonic() - drained_at
     finally:
         for process in processes:
-            try:
-                os.killpg(process.pid, signal.SIGTERM)
-                process.wait(timeout=20)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                os.killpg(process.pid, signal.SIGKILL)
+            stop(process)
         receiver.shutdown()
 
     requests = sum(sum(counter.values()) for counter in tally.statuses.values())
