@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from djangorestframework_camel_case.render import CamelCaseJSONRenderer
 
-from config.api.pagination import capped_count, sorted_after_filtering
+from config.api.pagination import PropertyPagination, capped_count, sorted_after_filtering
 from config.api.renderers import CamelCasedJSONRenderer
 from listings import selectors
 from listings.api.serializers import PropertyListItemSerializer, property_list_items
@@ -447,8 +447,10 @@ def test_sorted_after_filtering_leaves_orders_on_annotations_alone():
 
 
 @pytest.mark.postgres_only
-def test_few_matches_in_a_large_table_are_sorted_not_walked(anonymous_client):
-    # given twenty listings, analysed, of which three are in Segovia
+def test_few_matches_in_a_large_table_are_sorted_not_walked(anonymous_client, monkeypatch):
+    # given twenty listings, analysed, of which three are in Segovia, and walks trusted to
+    # read what an even spread of the matches would make them read
+    monkeypatch.setattr(PropertyPagination, "walk_unevenness", 1)
     make_listings(17)
     in_segovia = [
         ListingFactory(municipality="Segovia", price=Decimal(price)) for price in (3, 1, 2)
@@ -468,3 +470,25 @@ def test_few_matches_in_a_large_table_are_sorted_not_walked(anonymous_client):
     assert ids(response) == [in_segovia[1].id, in_segovia[2].id, in_segovia[0].id]
     assert any("COALESCE" in query["sql"] for query in few.captured_queries)
     assert not any("COALESCE" in query["sql"] for query in broad.captured_queries)
+
+
+@pytest.mark.postgres_only
+def test_a_walk_is_chosen_only_when_even_an_uneven_spread_keeps_it_cheaper(anonymous_client):
+    # given twenty listings, analysed, fifteen of them in Segovia: spread evenly, a walk by
+    # price would fill the page after reading 10 * 20 / 15 rows, fewer than the 15 matches
+    make_listings(5)
+    in_segovia = [
+        ListingFactory(municipality="Segovia", price=Decimal(price)) for price in range(15, 0, -1)
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE listings_property")
+
+    # when they are asked for by price
+    with CaptureQueriesContext(connection) as queries:
+        response = anonymous_client.get(
+            PROPERTIES_URL, {"municipality": "segovia", "sort": "price"}
+        )
+
+    # then the matches are sorted after filtering: they could lie at the far end of the walk
+    assert ids(response) == [listing.id for listing in reversed(in_segovia)][:10]
+    assert any("COALESCE" in query["sql"] for query in queries.captured_queries)
