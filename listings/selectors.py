@@ -68,6 +68,27 @@ RECORD_COLUMNS = {
 }
 
 
+def _page_first(listings: QuerySet[Property], *, offset: int, limit: int) -> QuerySet[Property]:
+    """The page's listings, found by their ids first when the order allows it.
+
+    OFFSET reads and throws away every row before the page, joined and whole: a page 800
+    deep joined 8,000 records (0.6 s at 1,000,000 listings). Picking the page's ids first
+    reads only what the filters and the order need, often from an index alone, and the
+    rows of the page are read afterwards (a "deferred join"). An order on an alias (the
+    relevance rank of a text search) cannot be repeated outside its query: such pages are
+    read as they are.
+    """
+    concrete = {field.name for field in listings.model._meta.concrete_fields}
+    order = listings.query.order_by
+    repeatable = order and all(
+        not isinstance(item, str) or item.lstrip("-") in concrete for item in order
+    )
+    if not repeatable:
+        return listings[offset : offset + limit]
+    page = listings.values("pk")[offset : offset + limit]
+    return listings.model._default_manager.filter(pk__in=page).order_by(*order)
+
+
 def property_list_page(listings: QuerySet[Property], *, offset: int, limit: int) -> list[dict]:
     """One page of listings as plain rows, each with `images` [(id, file name)] in gallery order.
 
@@ -76,7 +97,9 @@ def property_list_page(listings: QuerySet[Property], *, offset: int, limit: int)
     read, and rows shaped by listings.api.serializers.property_list_items cost a fraction
     of model serializers (docs/performance.md).
     """
-    rows = list(listings.values(*LIST_COLUMNS, **RECORD_COLUMNS)[offset : offset + limit])
+    rows = list(
+        _page_first(listings, offset=offset, limit=limit).values(*LIST_COLUMNS, **RECORD_COLUMNS)
+    )
     if not rows:
         return rows
     photos: dict[str, list[tuple[str, str]]] = {row["id"]: [] for row in rows}

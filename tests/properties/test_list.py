@@ -492,3 +492,37 @@ def test_a_walk_is_chosen_only_when_even_an_uneven_spread_keeps_it_cheaper(anony
     # then the matches are sorted after filtering: they could lie at the far end of the walk
     assert ids(response) == [listing.id for listing in reversed(in_segovia)][:10]
     assert any("COALESCE" in query["sql"] for query in queries.captured_queries)
+
+
+@pytest.mark.parametrize("sort", [*SORTS])
+def test_a_page_is_found_by_its_ids_first_in_the_same_order(sort):
+    # given listings whose prices, areas and ages differ, some of them equal
+    for number in range(8):
+        ListingFactory(price=Decimal(1000 + number % 3), area=Decimal(50 + number % 2))
+    listings = Property.objects.order_by(*SORTS[sort])
+
+    # when the second page of three is read, plainly and with the order taken from the indexes
+    with CaptureQueriesContext(connection) as queries:
+        rows = selectors.property_list_page(listings, offset=3, limit=3)
+    resorted = selectors.property_list_page(sorted_after_filtering(listings), offset=3, limit=3)
+
+    # then both are the listings the slice holds, in its order, picked by their ids first
+    expected = list(listings.values_list("id", flat=True)[3:6])
+    assert [row["id"] for row in rows] == expected
+    assert [row["id"] for row in resorted] == expected
+    assert " IN (SELECT " in queries.captured_queries[0]["sql"]
+
+
+def test_a_page_ordered_on_an_alias_is_read_as_it_is():
+    # given listings ordered on an alias, which a query around the page's ids cannot repeat
+    for number in range(5):
+        ListingFactory(price=Decimal(1000 + number))
+    listings = Property.objects.alias(twice=F("price") * 2).order_by("-twice", "id")
+
+    # when a page is read
+    with CaptureQueriesContext(connection) as queries:
+        rows = selectors.property_list_page(listings, offset=1, limit=2)
+
+    # then it is the slice, read by one query with its offset
+    assert [row["id"] for row in rows] == list(listings.values_list("id", flat=True)[1:3])
+    assert " IN (SELECT " not in queries.captured_queries[0]["sql"]
