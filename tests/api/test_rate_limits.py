@@ -1,0 +1,49 @@
+"""The general rate limits (D13): anonymous clients per address, signed-in users per user."""
+
+import pytest
+
+from tests.api.support import assert_problem
+
+pytestmark = pytest.mark.django_db
+
+CATEGORIES = "/api/v1/categories"
+
+
+def statuses(client, count: int, **headers) -> list[int]:
+    """The statuses of `count` reads of the categories."""
+    return [client.get(CATEGORIES, **headers).status_code for _request in range(count)]
+
+
+def test_anonymous_reads_are_limited_per_address_by_the_anonymous_rate_alone(
+    api_client, throttle_rates
+):
+    # given an anonymous limit above the signed-in one
+    throttle_rates(anonymous="3/min", signed_in="1/min")
+
+    # when one address reads four times
+    first = statuses(api_client, 3, REMOTE_ADDR="203.0.113.7")
+    fourth = api_client.get(CATEGORIES, REMOTE_ADDR="203.0.113.7")
+
+    # then the anonymous rate, not the signed-in one, decides
+    assert first == [200, 200, 200]
+    assert_problem(fourth, 429, "throttled")
+    # and another address has its own count
+    assert statuses(api_client, 1, REMOTE_ADDR="198.51.100.9") == [200]
+
+
+def test_a_signed_in_user_is_limited_per_user_whatever_the_address(
+    customer_api, api_client, throttle_rates
+):
+    # given a signed-in limit of two reads a minute
+    throttle_rates(anonymous="100/min", signed_in="2/min")
+
+    # when the user reads from two addresses, then a third time
+    first = statuses(customer_api, 1, REMOTE_ADDR="203.0.113.7")
+    second = statuses(customer_api, 1, REMOTE_ADDR="198.51.100.9")
+    third = customer_api.get(CATEGORIES, REMOTE_ADDR="192.0.2.1")
+
+    # then the third read is throttled: the count is the user's
+    assert first + second == [200, 200]
+    assert_problem(third, 429, "throttled")
+    # and anonymous reads from those addresses are not counted with the user's
+    assert statuses(api_client, 2, REMOTE_ADDR="203.0.113.7") == [200, 200]
