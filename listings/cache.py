@@ -2,11 +2,11 @@
 
 What anonymous visitors and customers read is the same for all of them (D7: public
 listings only, nothing personal in the body), so a response, once rendered, can serve the
-next reader of the same URL. Entries are keyed by a *generation*: a random token kept in
+next reader of the same URL. Entries are marked with a *generation*: a random token kept in
 the cache. Every write that changes what the public reads (a listing, its record, its
 photos or videos, its category, its owner's contact) calls `public_reads_changed()`, which
 draws a new token once its transaction commits; entries of older generations are never
-read again and expire after PUBLIC_READ_CACHE_SECONDS.
+served again, and are replaced or expire after PUBLIC_READ_CACHE_SECONDS.
 
 A reader takes the generation before it queries the database. A write committing in
 between makes a new generation, so what that reader stores under the old one is never
@@ -18,6 +18,7 @@ a per-process cache could not be told of another process's writes (docs/performa
 
 import hashlib
 import secrets
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
@@ -41,38 +42,48 @@ def public_reads_changed() -> None:
         transaction.on_commit(_new_generation)
 
 
-def _generation() -> str:
-    generation = cache.get(GENERATION_KEY)
-    if generation is None:
-        # First reader after a flush or an eviction: a token no earlier entry can have.
-        cache.add(GENERATION_KEY, secrets.token_hex(8), timeout=None)
-        generation = cache.get(GENERATION_KEY)
-    return generation
+def _current_generation(stored: str | None) -> str:
+    """The generation read with the entry, or, after a flush or an eviction, a fresh one."""
+    if stored is not None:
+        return stored
+    # A token no earlier entry can have; add() keeps the one another reader may have drawn.
+    cache.add(GENERATION_KEY, secrets.token_hex(8), timeout=None)
+    return cache.get(GENERATION_KEY)
 
 
-def public_read_key(request) -> str:
-    """The cache key of this request's response in the current generation.
+@dataclass(frozen=True)
+class PublicRead:
+    """A public read that missed: where to keep its response, and the generation it read."""
 
-    The whole absolute URL is part of it: the body holds absolute photo URLs built from
+    key: str
+    generation: str
+
+
+def public_read_get(request) -> tuple[HttpResponse | None, PublicRead]:
+    """The stored response of this request in the current generation (or None), and where
+    the response made now is to be kept.
+
+    One round trip reads the generation and the entry together. An entry holds the
+    generation it was read under and is served only while that generation is current. The
+    whole absolute URL is part of the key: the body holds absolute photo URLs built from
     the request's scheme and host.
     """
     url = hashlib.sha256(request.build_absolute_uri().encode()).hexdigest()
-    return f"listings:public-reads:{_generation()}:{request.accepted_renderer.format}:{url}"
+    key = f"listings:public-reads:{request.accepted_renderer.format}:{url}"
+    found = cache.get_many([GENERATION_KEY, key])
+    generation = _current_generation(found.get(GENERATION_KEY))
+    stored = found.get(key)
+    if stored is not None and stored[0] == generation:
+        _, content_type, content = stored
+        return HttpResponse(content, content_type=content_type), PublicRead(key, generation)
+    return None, PublicRead(key, generation)
 
 
-def public_read_get(key: str) -> HttpResponse | None:
-    """The stored response of this key, or None."""
-    stored = cache.get(key)
-    if stored is None:
-        return None
-    content_type, content = stored
-    return HttpResponse(content, content_type=content_type)
-
-
-def public_read_store(key: str, response: HttpResponse) -> None:
-    """Keep a rendered response for the next readers of the same URL."""
+def public_read_store(read: PublicRead, response: HttpResponse) -> None:
+    """Keep a rendered response for the next readers of the same URL, under the generation
+    read before the database was: if a write committed since, it is never served."""
     cache.set(
-        key,
-        (response["Content-Type"], response.content),
+        read.key,
+        (read.generation, response["Content-Type"], response.content),
         timeout=settings.PUBLIC_READ_CACHE_SECONDS,
     )

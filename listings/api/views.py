@@ -29,7 +29,6 @@ from listings.api.serializers import (
 )
 from listings.cache import (
     public_read_get,
-    public_read_key,
     public_read_store,
     public_reads_enabled,
 )
@@ -138,21 +137,20 @@ class PropertyViewSet(viewsets.GenericViewSet):
 
     def _cached_public_read(self, request):
         """The cached response of a public read, or None (then the response will be kept)."""
-        self.public_read_key = None
+        self.public_read_miss = None
         if not public_reads_enabled() or not selectors.viewer_sees_only_public(request.user):
             return None
-        key = public_read_key(request)
-        cached = public_read_get(key)
+        cached, read = public_read_get(request)
         if cached is None:
-            self.public_read_key = key
+            self.public_read_miss = read
         return cached
 
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
-        key = getattr(self, "public_read_key", None)
-        if key is not None and response.status_code == status.HTTP_200_OK:
+        read = getattr(self, "public_read_miss", None)
+        if read is not None and response.status_code == status.HTTP_200_OK:
             response.render()
-            public_read_store(key, response)
+            public_read_store(read, response)
         return response
 
     def get_object(self):

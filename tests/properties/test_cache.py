@@ -11,7 +11,7 @@ from django.core.files.base import ContentFile
 from django.db import IntegrityError
 
 from accounts.services import user_delete, user_update
-from listings import services
+from listings import selectors, services
 from listings.cache import GENERATION_KEY
 from listings.models import PropertyStatus, PropertyType
 from media_app.models import Image
@@ -157,6 +157,33 @@ def test_a_changed_listing_is_read_changed(
     page, detail = reads(anonymous_client, listing)
     assert page["properties"][0]["title"] == "Bright flat"
     assert detail["title"] == "Bright flat"
+
+
+def test_a_page_read_before_a_write_committed_is_not_served_after_it(
+    anonymous_client, listing, owner_user, monkeypatch, django_capture_on_commit_callbacks
+):
+    # given a reader whose rows are read just before a rename commits (a race between
+    # the reader's query and the storing of its page)
+    read_page = selectors.property_list_page
+
+    def read_then_rename(*args, **kwargs):
+        rows = read_page(*args, **kwargs)
+        with django_capture_on_commit_callbacks(execute=True):
+            services.property_update(
+                property=listing, by=owner_user, changes={"title": "Bright flat"}
+            )
+        return rows
+
+    monkeypatch.setattr(selectors, "property_list_page", read_then_rename)
+    before = anonymous_client.get(PROPERTIES_URL).json()
+    monkeypatch.setattr(selectors, "property_list_page", read_page)
+
+    # when the page is read again
+    after = anonymous_client.get(PROPERTIES_URL).json()
+
+    # then the first reader saw the old title, and what it stored is not served again
+    assert before["properties"][0]["title"] == "Sunny flat"
+    assert after["properties"][0]["title"] == "Bright flat"
 
 
 def test_a_suspended_listing_leaves_the_cached_reads(
