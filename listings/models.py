@@ -191,13 +191,18 @@ class Property(TimestampedModel):
             models.Index(fields=["latitude", "longitude"], name="listings_prop_lat_lng_idx"),
             # Searches of the public (what anonymous visitors and customers see): counts of
             # kind / transaction / town / price combinations read only these indexes (and
-            # listings_prop_pub_k_price_idx below).
+            # listings_prop_pub_k_price_idx below). The town's own column ends the index: the
+            # planner reads an index alone only if it holds every column the query names, and
+            # it does not see `municipality` inside LOWER(municipality) (a town's count at
+            # 1,000,000 listings visited 9,400 table pages, 55 ms, given up; now 2 ms).
             models.Index(
                 Lower("municipality"),
                 "kind",
                 "transaction_type",
                 "price",
-                name="listings_prop_public_town_idx",
+                "id",
+                "municipality",
+                name="listings_prop_pub_town_idx",
                 condition=PUBLIC_LISTING,
             ),
             models.Index(
