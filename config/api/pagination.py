@@ -246,8 +246,12 @@ class PropertyPagination(PageLimitPagination):
     # The table's estimated size, read with the count (PostgreSQL; None elsewhere).
     table_rows: int | None = None
     # How many times the even estimate of an index walk's reads is allowed for matches
-    # that gather at the far end of the sort order (page_queryset).
+    # that gather at the far end of the sort order (page_queryset), by the leading sort
+    # column. Prices and areas gather by town and kind; creation dates do not, so a walk by
+    # date reads what an even spread says (a town's 9,600 listings above a price, newest
+    # first: the walk 9 ms, sorting them 52 ms at 1,000,000 listings).
     walk_unevenness = 100
+    walk_unevenness_by_column = {"created_at": 1}
 
     def count(self, queryset: QuerySet) -> int:
         limit = settings.PROPERTY_LIST_EXACT_COUNT_LIMIT
@@ -275,11 +279,15 @@ class PropertyPagination(PageLimitPagination):
         seldom are: a cheap town's flats lie at the far end of a walk by falling price, and
         walking past them read 1,000 times the even estimate (0.9 s at 1,000,000 listings).
         So the walk is chosen only when even `walk_unevenness` times its even cost stays below
-        the matches; otherwise the order is taken away from the indexes.
+        the matches (once its cost, for a sort column whose values do not gather by the
+        filters); otherwise the order is taken away from the indexes.
         """
         if not self.exact or not self.table_rows or not isinstance(queryset, QuerySet):
             return queryset
-        walk = (offset + self.limit) * self.table_rows * self.walk_unevenness
+        order = queryset.query.order_by
+        leading = order[0].lstrip("-") if order and isinstance(order[0], str) else None
+        unevenness = self.walk_unevenness_by_column.get(leading, self.walk_unevenness)
+        walk = (offset + self.limit) * self.table_rows * unevenness
         if self.total * self.total < walk:
             return sorted_after_filtering(queryset)
         return queryset

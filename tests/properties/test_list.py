@@ -494,6 +494,25 @@ def test_a_walk_is_chosen_only_when_even_an_uneven_spread_keeps_it_cheaper(anony
     assert any("COALESCE" in query["sql"] for query in queries.captured_queries)
 
 
+@pytest.mark.postgres_only
+def test_a_walk_by_date_trusts_an_even_spread(anonymous_client):
+    # given twenty listings, analysed, fifteen of them in Segovia: spread evenly along the
+    # dates, a walk newest first fills the page after reading 10 * 20 / 15 rows
+    make_listings(5)
+    in_segovia = [ListingFactory(municipality="Segovia") for _listing in range(15)]
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE listings_property")
+
+    # when they are asked for newest first (the default order)
+    with CaptureQueriesContext(connection) as queries:
+        response = anonymous_client.get(PROPERTIES_URL, {"municipality": "segovia"})
+
+    # then the walk is kept: dates do not gather by town as prices do
+    newest_first = sorted(in_segovia, key=lambda listing: (listing.created_at, listing.id))
+    assert ids(response) == [listing.id for listing in reversed(newest_first)][:10]
+    assert not any("COALESCE" in query["sql"] for query in queries.captured_queries)
+
+
 @pytest.mark.parametrize("sort", [*SORTS])
 def test_a_page_is_found_by_its_ids_first_in_the_same_order(sort):
     # given listings whose prices, areas and ages differ, some of them equal
