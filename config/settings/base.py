@@ -106,7 +106,7 @@ REDIS_URL = env("REDIS_URL", default="")
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "config.cache.KeptClientRedisCache",
             "LOCATION": REDIS_URL,
         }
     }

@@ -5,6 +5,8 @@ so the writes here run inside django_capture_on_commit_callbacks(execute=True), 
 the commit callbacks as a commit would.
 """
 
+import uuid
+
 import pytest
 from django.core.cache import cache
 from django.core.files.base import ContentFile
@@ -19,6 +21,7 @@ from media_app.services import image_delete, image_update, image_upload
 from tests.factories import ImageFactory, ListingFactory, TypeSpecificRecordFactory
 from tests.media.support import jpeg_bytes
 from tests.properties.support import PROPERTIES_URL, property_url
+from tests.test_cache_backend import REDIS_URL
 
 pytestmark = pytest.mark.django_db
 
@@ -294,3 +297,23 @@ def test_a_write_that_rolls_back_keeps_the_cached_reads(
     assert cache.get(GENERATION_KEY) == generation
     with django_assert_num_queries(0):
         assert anonymous_client.get(PROPERTIES_URL).status_code == 200
+
+
+def test_public_reads_are_served_from_redis(
+    settings, anonymous_client, listing, django_assert_num_queries
+):
+    # given the platform's cache on Redis, as in production
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "config.cache.KeptClientRedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": f"test-{uuid.uuid4().hex}",
+        }
+    }
+    try:
+        # when the list and the listing are read twice
+        # then the second answers are the first ones, from Redis, without a query
+        read_twice(anonymous_client, PROPERTIES_URL, django_assert_num_queries)
+        read_twice(anonymous_client, property_url(listing.id), django_assert_num_queries)
+    finally:
+        cache.clear()

@@ -1,0 +1,51 @@
+"""The Redis cache backend (config.cache) against the Redis server production uses."""
+
+import os
+import uuid
+
+import pytest
+
+from config.cache import KeptClientRedisCache
+
+# The Redis server of the machine (CI has one, as production does); a database of its own.
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/10")
+
+
+@pytest.fixture
+def backend():
+    """A backend on the test Redis database, under a key prefix of its own."""
+    redis_cache = KeptClientRedisCache(REDIS_URL, {"KEY_PREFIX": f"test-{uuid.uuid4().hex}"})
+    yield redis_cache
+    redis_cache.delete_many(["word", "missing", "counter", "first"])
+
+
+def test_values_go_to_redis_and_come_back(backend):
+    # when values are written
+    backend.set("word", {"title": "Sunny flat", "price": 1250})
+    added = backend.add("first", 1)
+    added_again = backend.add("first", 2)
+
+    # then they are read back, one by one and together, and add() keeps the first value
+    assert backend.get("word") == {"title": "Sunny flat", "price": 1250}
+    assert backend.get_many(["word", "missing", "first"]) == {
+        "word": {"title": "Sunny flat", "price": 1250},
+        "first": 1,
+    }
+    assert (added, added_again) == (True, False)
+    backend.delete("word")
+    assert backend.get("word") is None
+
+
+def test_one_redis_client_serves_every_call(backend):
+    # given a first call
+    backend.set("counter", 1)
+    client = backend._cache.get_client(write=True)
+
+    # when more reads and writes follow
+    backend.incr("counter")
+    backend.get("counter")
+
+    # then they all went through the same client (Django's own backend makes one per call)
+    assert backend._cache.get_client() is client
+    assert backend._cache.get_client(write=True) is client
+    assert backend.get("counter") == 2
