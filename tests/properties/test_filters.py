@@ -6,6 +6,7 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
+from listings.filters import PropertyFilter
 from listings.models import Property, PropertyStatus, PropertyType, TransactionType
 from tests.factories import CategoryFactory, ListingFactory, TypeSpecificRecordFactory
 from tests.properties.support import PROPERTIES_URL, assert_validation_error, ids
@@ -537,3 +538,22 @@ def test_invalid_filter_is_400_naming_the_parameter(anonymous_client, parameters
 
     # then
     assert_validation_error(response, *fields)
+
+
+def test_each_filter_form_has_fields_of_its_own():
+    # given a search form whose fields were changed (as the website relabels them)
+    first = PropertyFilter({"type": "house"}, queryset=Property.objects.all()).form
+    default_label = first.fields["type"].label
+    first.fields["type"].label = "Type of property"
+    first.fields["minPrice"].widget.attrs["inputmode"] = "numeric"
+
+    # when the next search builds its form
+    second = PropertyFilter({"type": "flat"}, queryset=Property.objects.all()).form
+
+    # then it has the same form class but untouched fields, and judges its own data
+    assert type(second) is type(first)
+    assert second.fields["type"].label == default_label != "Type of property"
+    assert "inputmode" not in second.fields["minPrice"].widget.attrs
+    assert first.is_valid()
+    assert not second.is_valid()
+    assert set(second.errors) == {"type"}
