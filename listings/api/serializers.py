@@ -214,6 +214,37 @@ _RECORD_ITEM_KEYS = {
 _EMPTY_RECORDS = dict.fromkeys(RECORD_KEYS.values())
 
 
+def _origin(request) -> str:
+    """Scheme and host that local media URLs are made absolute with (D11)."""
+    return request.build_absolute_uri("/")[:-1] if request is not None else ""
+
+
+def _media_url(name: str, origin: str) -> str:
+    """The absolute URL of a stored file: S3 URLs already are; local ones get the origin."""
+    url = default_storage.url(name)
+    return origin + url if url.startswith("/") else url
+
+
+def _common_fields(row: dict) -> dict:
+    """A listing's own fields and its `type`, from a row of listings.selectors."""
+    item = {key: row[column] for column, key in _LIST_KEYS}
+    item["type"] = row["record_kind"]
+    return item
+
+
+def _record_fields(row: dict) -> dict:
+    """The seven record keys, the listing's own holding its record (the others null)."""
+    records = dict(_EMPTY_RECORDS)
+    kind = row["record_kind"]
+    if kind is not None:
+        key, fields = _RECORD_ITEM_KEYS[kind]
+        record = {"id": row["record_id"], "propertyId": row["id"]}
+        for column, name in fields:
+            record[name] = row[column]
+        records[key] = record
+    return records
+
+
 def property_list_items(rows: list[dict], *, request) -> list[dict]:
     """List items from the rows of listings.selectors.property_list_page, keys already camelCase.
 
@@ -222,28 +253,50 @@ def property_list_items(rows: list[dict], *, request) -> list[dict]:
     the seven record keys, the listing's own holding its record. Render with
     config.api.renderers.CamelCasedJSONRenderer.
     """
-    origin = request.build_absolute_uri("/")[:-1] if request is not None else ""
+    origin = _origin(request)
     items = []
     for row in rows:
-        item = {key: row[column] for column, key in _LIST_KEYS}
-        kind = row["record_kind"]
-        item["type"] = kind
-        images = []
-        for image_id, name in row["images"]:
-            url = default_storage.url(name)
-            if url.startswith("/"):
-                url = origin + url
-            images.append({"id": image_id, "url": url})
-        item["images"] = images
-        item.update(_EMPTY_RECORDS)
-        if kind is not None:
-            key, fields = _RECORD_ITEM_KEYS[kind]
-            record = {"id": row["record_id"], "propertyId": row["id"]}
-            for column, name in fields:
-                record[name] = row[column]
-            item[key] = record
+        item = _common_fields(row)
+        item["images"] = [
+            {"id": image_id, "url": _media_url(name, origin)} for image_id, name in row["images"]
+        ]
+        item.update(_record_fields(row))
         items.append(item)
     return items
+
+
+def property_detail_item(row: dict, *, request) -> dict:
+    """The detail from a row of listings.selectors.property_detail_row, keys already camelCase.
+
+    The same shape as PropertyDetailSerializer (a test holds them equal): a list item's
+    fields with the category, the owner's contact, photos with their titles and videos.
+    """
+    origin = _origin(request)
+    item = _common_fields(row)
+    item["propertyCategory"] = {
+        "id": row["category_id"],
+        "name": row["category_name"],
+        "description": row["category_description"],
+    }
+    item["owner"] = {
+        "id": row["owner_id"],
+        "user": {
+            "id": row["owner_user_id"],
+            "name": row["owner_user_name"],
+            "email": row["owner_user_email"],
+            "phone": row["owner_user_phone"],
+        },
+    }
+    item["images"] = [
+        {"id": image_id, "url": _media_url(name, origin), "title": title, "description": title}
+        for image_id, name, title in row["images"]
+    ]
+    item["videos"] = [
+        {"id": video_id, "url": _media_url(name, origin), "title": title, "createdAt": created}
+        for video_id, name, title, created in row["videos"]
+    ]
+    item.update(_record_fields(row))
+    return item
 
 
 class CategorySummarySerializer(serializers.Serializer):

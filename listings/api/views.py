@@ -1,5 +1,6 @@
 """The listings endpoints."""
 
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -25,6 +26,7 @@ from listings.api.serializers import (
     PropertySerializer,
     PropertyWriteSerializer,
     TypeRecordCreateSerializer,
+    property_detail_item,
     property_list_items,
 )
 from listings.cache import (
@@ -94,7 +96,10 @@ def _require_manager(listing, user) -> None:
         summary="Search listings",
         parameters=[OpenApiParameter("type", enum=PropertyType.values)],
     ),
-    retrieve=extend_schema(summary="A listing with its category, owner, photos, videos, record"),
+    retrieve=extend_schema(
+        summary="A listing with its category, owner, photos, videos, record",
+        responses={200: PropertyDetailSerializer},
+    ),
     create=extend_schema(
         summary="Create a listing (step 1; it starts PENDING)",
         request=PropertyWriteSerializer,
@@ -124,9 +129,10 @@ class PropertyViewSet(viewsets.GenericViewSet):
 
     def get_renderers(self):
         renderers = super().get_renderers()
-        if self.action != "list":
+        if self.action not in ("list", "retrieve"):
             return renderers
-        # List items are built with camelCase keys (property_list_items): JSON goes out as is.
+        # List items and the detail are built with camelCase keys (property_list_items,
+        # property_detail_item): JSON goes out as is.
         return [
             CamelCasedJSONRenderer() if renderer.format == "json" else renderer
             for renderer in renderers
@@ -154,11 +160,7 @@ class PropertyViewSet(viewsets.GenericViewSet):
         return response
 
     def get_object(self):
-        listings = self.get_queryset()
-        if self.action == "retrieve":
-            listings = selectors.property_detail_loading(listings)
-        else:
-            listings = listings.select_related("owner", "type_record")
+        listings = self.get_queryset().select_related("owner", "type_record")
         return get_object_or_404(listings, pk=self.kwargs["pk"])
 
     def _detail(self, listing, *, response_status=status.HTTP_200_OK) -> Response:
@@ -179,9 +181,10 @@ class PropertyViewSet(viewsets.GenericViewSet):
         cached = self._cached_public_read(request)
         if cached is not None:
             return cached
-        listing = self.get_object()
-        context = self.get_serializer_context()
-        return Response(PropertyDetailSerializer(listing, context=context).data)
+        row = selectors.property_detail_row(self.get_queryset(), pk=pk)
+        if row is None:
+            raise Http404
+        return Response(property_detail_item(row, request=request))
 
     def create(self, request):
         serializer = PropertyWriteSerializer(data=request.data)

@@ -1,8 +1,15 @@
 """GET /properties/:id: the detail shape with category, owner, photos, videos and record."""
 
-import pytest
+import json
 
-from listings.models import PropertyType
+import pytest
+from django.contrib.auth.models import AnonymousUser
+from djangorestframework_camel_case.render import CamelCaseJSONRenderer
+
+from config.api.renderers import CamelCasedJSONRenderer
+from listings import selectors
+from listings.api.serializers import PropertyDetailSerializer, property_detail_item
+from listings.models import Property, PropertyType
 from tests.factories import (
     CategoryFactory,
     ImageFactory,
@@ -161,3 +168,44 @@ def test_detail_of_an_unknown_id_is_404(anonymous_client, listing_id):
 
     # then
     assert_problem(response, status=404, code="not_found")
+
+
+def test_the_detail_equals_what_the_model_serializer_makes(rf):
+    # given listings of every kind with photos and videos, and one with nothing but itself
+    listings = []
+    for kind in PropertyType.values:
+        listing = ListingFactory(price="1234.50", area="80.00")
+        TypeSpecificRecordFactory(property=listing, kind=kind)
+        ImageFactory(property=listing, position=2, title="Terrace")
+        ImageFactory(property=listing, position=0, title=None)
+        VideoFactory(property=listing, title="Walkthrough")
+        listings.append(listing)
+    listings.append(ListingFactory(owner__user__name=None, owner__user__phone=None))
+    request = rf.get("/api/v1/properties/any")
+
+    for listing in listings:
+        # when the detail is built from rows and by the model serializer
+        row = selectors.property_detail_row(Property.objects.all(), pk=listing.id)
+        fast = property_detail_item(row, request=request)
+        slow = PropertyDetailSerializer(
+            selectors.property_detail_loading(Property.objects.all()).get(pk=listing.id),
+            context={"request": request},
+        ).data
+
+        # then both render to the same JSON
+        assert json.loads(CamelCasedJSONRenderer().render(fast)) == json.loads(
+            CamelCaseJSONRenderer().render(slow)
+        )
+
+
+def test_the_detail_of_a_listing_the_reader_may_not_see_is_none():
+    # given a pending listing
+    listing = ListingFactory(status="PENDING")
+
+    # when an anonymous reader's listings are asked for it
+    row = selectors.property_detail_row(
+        selectors.property_visible_to(viewer=AnonymousUser()), pk=listing.id
+    )
+
+    # then there is none
+    assert row is None
