@@ -178,6 +178,9 @@ def capped_count(queryset: QuerySet, cap: int, *, timeout_ms: int = 0) -> Capped
         with connection.cursor() as cursor:
             cursor.execute(count_sql, params)
             return CappedCount(cursor.fetchone()[0])
+    # Outside a transaction the count gets one of its own, whose end resets the timeout;
+    # inside one (a savepoint), the timeout would outlive the count unless put back.
+    nested = connection.in_atomic_block
     try:
         with transaction.atomic(using=queryset.db), connection.cursor() as cursor:
             # The select list is evaluated left to right: the old value, then the new one.
@@ -190,7 +193,8 @@ def capped_count(queryset: QuerySet, cap: int, *, timeout_ms: int = 0) -> Capped
             previous, _timeout, table_rows = cursor.fetchone()
             cursor.execute(count_sql, params)
             count = cursor.fetchone()[0]
-            cursor.execute("SELECT set_config('statement_timeout', %s, true)", [previous])
+            if nested:
+                cursor.execute("SELECT set_config('statement_timeout', %s, true)", [previous])
             return CappedCount(count, table_rows)
     except OperationalError as error:
         if getattr(error.__cause__, "sqlstate", None) == QUERY_CANCELED:

@@ -406,6 +406,29 @@ def test_a_count_that_takes_too_long_is_given_up_and_the_connection_stays_usable
     counted = capped_count(Property.objects.all(), 10, timeout_ms=1000)
     assert counted.matches == 2
     assert counted.table_rows is not None
+    # and a count inside a transaction (this test's) leaves the timeout as it found it
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW statement_timeout")
+        assert cursor.fetchone()[0] == "0"
+
+
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_the_counts_timeout_ends_with_the_count():
+    # given listings, and no transaction open (as a web request runs)
+    ListingFactory.create_batch(2)
+    slow = Property.objects.extra(where=["pg_sleep(0.02) IS NOT NULL"])
+
+    # when a count is made, and another one is given up
+    counted = capped_count(Property.objects.all(), 10, timeout_ms=1000)
+    given_up = capped_count(slow, 10, timeout_ms=5)
+
+    # then the connection's timeout is back to none after each
+    assert (counted.matches, given_up.matches) == (2, None)
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW statement_timeout")
+        assert cursor.fetchone()[0] == "0"
+        assert connection.get_autocommit()
 
 
 @pytest.mark.postgres_only
