@@ -96,6 +96,11 @@ def database_ready(server_url: str, name: str, size: int, reseed: bool) -> str:
             connection.execute("VACUUM ANALYZE")
     elif count > size:
         log(f"{name} holds {count:,} listings, more than {size:,}: use --reseed")
+    else:
+        # A migration may have built indexes on expressions since the last run: the planner
+        # has no statistics of them until the table is analysed again.
+        with psycopg.connect(url, autocommit=True) as connection:
+            connection.execute("ANALYZE")
     return url
 
 
