@@ -1,12 +1,12 @@
 """Reads of favorites: whose favorites a viewer may list (D7) and how items load, in one place."""
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import F, Prefetch, QuerySet
 
 from accounts.models import User
 from config.api.errors import PermissionRefused
 from config.api.permissions import is_admin
 from favorites.models import Favorite
-from listings.selectors import property_visible_to
+from listings.selectors import gallery_files, property_visible_to
 from media_app.models import Image
 
 NEWEST_FIRST = ("-created_at", "-id")
@@ -36,16 +36,43 @@ def favorite_loading(favorites: QuerySet[Favorite]) -> QuerySet[Favorite]:
     )
 
 
+def _favorites_listed(*, viewer: User, user_id: str | None) -> QuerySet[Favorite]:
+    """One user's favorites whose listing the viewer still sees, checked as D7 says."""
+    user_id = user_id or viewer.pk
+    if user_id != viewer.pk and not is_admin(viewer):
+        raise PermissionRefused("You may list only your own favorites.", field="userId")
+    return Favorite.objects.filter(
+        user_id=user_id, property__in=property_visible_to(viewer=viewer)
+    ).order_by(*NEWEST_FIRST)
+
+
 def favorite_list(*, viewer: User, user_id: str | None = None) -> QuerySet[Favorite]:
     """One user's favorites, newest first: the viewer's own unless `user_id` names someone else.
 
     Naming another user is for admins; anyone else gets 403 (D7). Favorites of listings the
     viewer can no longer see (someone else's PENDING or SUSPENDED listing) are left out.
     """
-    user_id = user_id or viewer.pk
-    if user_id != viewer.pk and not is_admin(viewer):
-        raise PermissionRefused("You may list only your own favorites.", field="userId")
-    favorites = Favorite.objects.filter(
-        user_id=user_id, property__in=property_visible_to(viewer=viewer)
+    return favorite_loading(_favorites_listed(viewer=viewer, user_id=user_id))
+
+
+# The columns of a favorite in GET /favorites: its own, then its listing's.
+FAVORITE_COLUMNS = ("id", "created_at", "user_id", "property_id")
+FAVORITE_LISTING_COLUMNS = {
+    f"property_{name}": F(f"property__{name}")
+    for name in ("title", "price", "transaction_type", "status")
+}
+
+
+def favorite_list_rows(*, viewer: User, user_id: str | None = None) -> list[dict]:
+    """favorite_list as plain rows, each with its listing's fields and `images` [(id, file
+    name)] in gallery order: two queries, no model instances (GET /favorites; the rows are
+    shaped by favorites.api.serializers.favorite_items, as the listings' are)."""
+    rows = list(
+        _favorites_listed(viewer=viewer, user_id=user_id).values(
+            *FAVORITE_COLUMNS, **FAVORITE_LISTING_COLUMNS
+        )
     )
-    return favorite_loading(favorites).order_by(*NEWEST_FIRST)
+    photos = gallery_files(row["property_id"] for row in rows)
+    for row in rows:
+        row["images"] = photos[row["property_id"]]
+    return rows

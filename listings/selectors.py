@@ -1,5 +1,7 @@
 """Reads of listings: who sees what (D7) and how each read loads its data, in one place."""
 
+from collections.abc import Iterable
+
 from django.db.models import F, Prefetch, Q, QuerySet
 
 from accounts.models import Owner, User, UserType
@@ -100,9 +102,18 @@ def property_list_page(listings: QuerySet[Property], *, offset: int, limit: int)
     rows = list(
         _page_first(listings, offset=offset, limit=limit).values(*LIST_COLUMNS, **RECORD_COLUMNS)
     )
-    if not rows:
-        return rows
-    photos: dict[str, list[tuple[str, str]]] = {row["id"]: [] for row in rows}
+    photos = gallery_files(row["id"] for row in rows)
+    for row in rows:
+        row["images"] = photos[row["id"]]
+    return rows
+
+
+def gallery_files(property_ids: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
+    """The photos of these listings as [(id, file name)] in gallery order, by listing id:
+    one query (none for no listing)."""
+    photos: dict[str, list[tuple[str, str]]] = {property_id: [] for property_id in property_ids}
+    if not photos:
+        return photos
     gallery = (
         Image.objects.filter(property_id__in=list(photos))
         .order_by(*GALLERY_ORDER)
@@ -110,9 +121,7 @@ def property_list_page(listings: QuerySet[Property], *, offset: int, limit: int)
     )
     for image_id, property_id, name in gallery:
         photos[property_id].append((image_id, name))
-    for row in rows:
-        row["images"] = photos[row["id"]]
-    return rows
+    return photos
 
 
 # The columns of the detail beyond a list item's: the category and the owner's contact.

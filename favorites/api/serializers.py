@@ -3,7 +3,12 @@
 from rest_framework import serializers
 
 from favorites.models import Favorite
-from listings.api.serializers import DecimalNumberField, ImageSummarySerializer
+from listings.api.serializers import (
+    DecimalNumberField,
+    ImageSummarySerializer,
+    media_url,
+    request_origin,
+)
 from listings.models import Property, PropertyStatus, TransactionType
 
 
@@ -28,6 +33,32 @@ class FavoriteSerializer(serializers.ModelSerializer):
         model = Favorite
         fields = ["id", "created_at", "user_id", "property"]
         read_only_fields = fields
+
+
+def favorite_items(rows: list[dict], *, request) -> list[dict]:
+    """GET /favorites items from the rows of favorites.selectors.favorite_list_rows, keys
+    already camelCase: the same shape as FavoriteSerializer (a test holds them equal), for
+    config.api.renderers.CamelCasedJSONRenderer."""
+    origin = request_origin(request)
+    return [
+        {
+            "id": row["id"],
+            "createdAt": row["created_at"],
+            "userId": row["user_id"],
+            "property": {
+                "id": row["property_id"],
+                "title": row["property_title"],
+                "price": row["property_price"],
+                "transactionType": row["property_transaction_type"],
+                "status": row["property_status"],
+                "images": [
+                    {"id": image_id, "url": media_url(name, origin)}
+                    for image_id, name in row["images"]
+                ],
+            },
+        }
+        for row in rows
+    ]
 
 
 class FavoriteCreateSerializer(serializers.Serializer):

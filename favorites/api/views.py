@@ -8,12 +8,14 @@ from rest_framework.response import Response
 
 from accounts.models import User
 from config.api.errors import NotFound, PermissionRefused, ValidationFailed
+from config.api.renderers import CamelCasedJSONRenderer
 from config.api.schema import AutoSchema
 from favorites import selectors, services
 from favorites.api.serializers import (
     FavoriteCreateSerializer,
     FavoriteRemoveQuerySerializer,
     FavoriteSerializer,
+    favorite_items,
 )
 from listings.models import Property
 from listings.selectors import property_visible_to
@@ -81,12 +83,21 @@ class FavoriteViewSet(viewsets.GenericViewSet):
         body = FavoriteSerializer(favorite, context=self.get_serializer_context()).data
         return Response(body, status=response_status)
 
+    def get_renderers(self):
+        renderers = super().get_renderers()
+        if self.action != "list":
+            return renderers
+        # The items are built with camelCase keys (favorite_items): JSON goes out as is.
+        return [
+            CamelCasedJSONRenderer() if renderer.format == "json" else renderer
+            for renderer in renderers
+        ]
+
     def list(self, request):
-        favorites = selectors.favorite_list(
+        rows = selectors.favorite_list_rows(
             viewer=request.user, user_id=request.query_params.get("userId")
         )
-        context = self.get_serializer_context()
-        return Response(FavoriteSerializer(favorites, many=True, context=context).data)
+        return Response(favorite_items(rows, request=request))
 
     def create(self, request):
         serializer = FavoriteCreateSerializer(

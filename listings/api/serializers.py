@@ -214,12 +214,12 @@ _RECORD_ITEM_KEYS = {
 _EMPTY_RECORDS = dict.fromkeys(RECORD_KEYS.values())
 
 
-def _origin(request) -> str:
+def request_origin(request) -> str:
     """Scheme and host that local media URLs are made absolute with (D11)."""
     return request.build_absolute_uri("/")[:-1] if request is not None else ""
 
 
-def _media_url(name: str, origin: str) -> str:
+def media_url(name: str, origin: str) -> str:
     """The absolute URL of a stored file: S3 URLs already are; local ones get the origin."""
     url = default_storage.url(name)
     return origin + url if url.startswith("/") else url
@@ -253,12 +253,12 @@ def property_list_items(rows: list[dict], *, request) -> list[dict]:
     the seven record keys, the listing's own holding its record. Render with
     config.api.renderers.CamelCasedJSONRenderer.
     """
-    origin = _origin(request)
+    origin = request_origin(request)
     items = []
     for row in rows:
         item = _common_fields(row)
         item["images"] = [
-            {"id": image_id, "url": _media_url(name, origin)} for image_id, name in row["images"]
+            {"id": image_id, "url": media_url(name, origin)} for image_id, name in row["images"]
         ]
         item.update(_record_fields(row))
         items.append(item)
@@ -271,7 +271,7 @@ def property_detail_item(row: dict, *, request) -> dict:
     The same shape as PropertyDetailSerializer (a test holds them equal): a list item's
     fields with the category, the owner's contact, photos with their titles and videos.
     """
-    origin = _origin(request)
+    origin = request_origin(request)
     item = _common_fields(row)
     item["propertyCategory"] = {
         "id": row["category_id"],
@@ -288,11 +288,11 @@ def property_detail_item(row: dict, *, request) -> dict:
         },
     }
     item["images"] = [
-        {"id": image_id, "url": _media_url(name, origin), "title": title, "description": title}
+        {"id": image_id, "url": media_url(name, origin), "title": title, "description": title}
         for image_id, name, title in row["images"]
     ]
     item["videos"] = [
-        {"id": video_id, "url": _media_url(name, origin), "title": title, "createdAt": created}
+        {"id": video_id, "url": media_url(name, origin), "title": title, "createdAt": created}
         for video_id, name, title, created in row["videos"]
     ]
     item.update(_record_fields(row))
