@@ -32,3 +32,20 @@ class CamelCasedJSONRenderer(BaseRenderer):
         if data is None:
             return b""
         return orjson.dumps(data, default=_default, option=orjson.OPT_UTC_Z)
+
+
+class CamelCasedActionsMixin:
+    """For viewsets whose `camel_cased_actions` build their bodies with camelCase keys
+    themselves (rows shaped without serializers): their JSON goes out through
+    CamelCasedJSONRenderer as it is; the other formats (the browsable API) are unchanged."""
+
+    camel_cased_actions: tuple[str, ...] = ("list",)
+
+    def get_renderers(self):
+        renderers = super().get_renderers()
+        if self.action not in self.camel_cased_actions:
+            return renderers
+        return [
+            CamelCasedJSONRenderer() if renderer.format == "json" else renderer
+            for renderer in renderers
+        ]

@@ -8,7 +8,7 @@ from rest_framework.response import Response
 
 from accounts.models import User
 from config.api.errors import NotFound, PermissionRefused, ValidationFailed
-from config.api.renderers import CamelCasedJSONRenderer
+from config.api.renderers import CamelCasedActionsMixin
 from config.api.schema import AutoSchema
 from favorites import selectors, services
 from favorites.api.serializers import (
@@ -61,7 +61,7 @@ class FavoriteSchema(AutoSchema):
     ),
     destroy=extend_schema(summary="Remove a favorite", responses={204: None}),
 )
-class FavoriteViewSet(viewsets.GenericViewSet):
+class FavoriteViewSet(CamelCasedActionsMixin, viewsets.GenericViewSet):
     """A user's saved listings (interface: Favorites; decisions D4, D5, D7, D8)."""
 
     # DELETE /favorites?propertyId=&userId= is `destroy_by_query`, which
@@ -82,16 +82,6 @@ class FavoriteViewSet(viewsets.GenericViewSet):
         favorite = selectors.favorite_loading(self.get_queryset()).get(pk=favorite.pk)
         body = FavoriteSerializer(favorite, context=self.get_serializer_context()).data
         return Response(body, status=response_status)
-
-    def get_renderers(self):
-        renderers = super().get_renderers()
-        if self.action != "list":
-            return renderers
-        # The items are built with camelCase keys (favorite_items): JSON goes out as is.
-        return [
-            CamelCasedJSONRenderer() if renderer.format == "json" else renderer
-            for renderer in renderers
-        ]
 
     def list(self, request):
         rows = selectors.favorite_list_rows(

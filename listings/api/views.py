@@ -15,7 +15,7 @@ from rest_framework.response import Response
 
 from config.api.pagination import PropertyPagination
 from config.api.permissions import IsOwnerUser, ReadOnlyOrAdmin
-from config.api.renderers import CamelCasedJSONRenderer
+from config.api.renderers import CamelCasedActionsMixin
 from listings import selectors, services
 from listings.api.serializers import (
     RECORD_SERIALIZERS,
@@ -112,9 +112,12 @@ def _require_manager(listing, user) -> None:
     ),
     destroy=extend_schema(summary="Delete a listing and everything on it"),
 )
-class PropertyViewSet(viewsets.GenericViewSet):
+class PropertyViewSet(CamelCasedActionsMixin, viewsets.GenericViewSet):
     """Listings (interface: Properties; decisions D7 to D10)."""
 
+    # List items and the detail are built with camelCase keys (property_list_items,
+    # property_detail_item).
+    camel_cased_actions = ("list", "retrieve")
     serializer_class = PropertyListItemSerializer
     pagination_class = PropertyPagination
     filterset_class = PropertyFilter
@@ -126,17 +129,6 @@ class PropertyViewSet(viewsets.GenericViewSet):
         if self.action == "create":
             return [IsOwnerUser()]
         return [IsAuthenticated()]
-
-    def get_renderers(self):
-        renderers = super().get_renderers()
-        if self.action not in ("list", "retrieve"):
-            return renderers
-        # List items and the detail are built with camelCase keys (property_list_items,
-        # property_detail_item): JSON goes out as is.
-        return [
-            CamelCasedJSONRenderer() if renderer.format == "json" else renderer
-            for renderer in renderers
-        ]
 
     def get_queryset(self):
         return selectors.property_visible_to(viewer=self.request.user)
