@@ -1,11 +1,12 @@
 """Reads of notifications: who sees which (D7) and how each read loads its data, in one place."""
 
-from django.db.models import Prefetch, QuerySet, prefetch_related_objects
+from django.db.models import F, Prefetch, QuerySet, prefetch_related_objects
 
 from accounts.models import User
 from config.api.errors import PermissionRefused
 from config.api.permissions import is_admin
 from listings.models import Property
+from listings.selectors import gallery_files
 from media_app.models import Image
 from notifications.models import (
     Notification,
@@ -56,6 +57,33 @@ def notification_list_loading(notifications: QuerySet[Notification]) -> QuerySet
         .only(*columns, *listing_columns)
         .prefetch_related(_photos())
     )
+
+
+# The columns of a list item (GET /notifications): the notification's, then its listing's title.
+NOTIFICATION_COLUMNS = (
+    "id",
+    "status",
+    "title",
+    "message",
+    "read",
+    "created_at",
+    "property_id",
+    "user_id",
+)
+
+
+def notification_list_page(
+    notifications: QuerySet[Notification], *, offset: int, limit: int
+) -> list[dict]:
+    """One page of notifications as plain rows with their listing's title and `images` [(id,
+    file name)] in gallery order: two queries, no model instances (GET /notifications; shaped
+    by notifications.api.serializers.notification_items, as the listings' pages are)."""
+    page = notifications[offset : offset + limit]
+    rows = list(page.values(*NOTIFICATION_COLUMNS, property_title=F("property__title")))
+    photos = gallery_files(row["property_id"] for row in rows)
+    for row in rows:
+        row["images"] = photos[row["property_id"]]
+    return rows
 
 
 def notification_detail_loading(notifications: QuerySet[Notification]) -> QuerySet[Notification]:

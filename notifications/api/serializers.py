@@ -4,7 +4,12 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.models import User
-from listings.api.serializers import DecimalNumberField, ImageSummarySerializer
+from listings.api.serializers import (
+    DecimalNumberField,
+    ImageSummarySerializer,
+    media_url,
+    request_origin,
+)
 from listings.models import Property, TransactionType
 from notifications.models import (
     ALL_EVENTS,
@@ -69,6 +74,34 @@ class NotificationSerializer(serializers.ModelSerializer):
             "property",
         ]
         read_only_fields = fields
+
+
+def notification_items(rows: list[dict], *, request) -> list[dict]:
+    """GET /notifications items from the rows of notifications.selectors.notification_list_page,
+    keys already camelCase: the same shape as NotificationSerializer (a test holds them equal),
+    for config.api.renderers.CamelCasedJSONRenderer."""
+    origin = request_origin(request)
+    return [
+        {
+            "id": row["id"],
+            "status": row["status"],
+            "title": row["title"],
+            "message": row["message"],
+            "read": row["read"],
+            "createdAt": row["created_at"],
+            "propertyId": row["property_id"],
+            "userId": row["user_id"],
+            "property": {
+                "id": row["property_id"],
+                "title": row["property_title"],
+                "images": [
+                    {"id": image_id, "url": media_url(name, origin)}
+                    for image_id, name in row["images"]
+                ],
+            },
+        }
+        for row in rows
+    ]
 
 
 class NotificationDetailSerializer(NotificationSerializer):

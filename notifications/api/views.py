@@ -11,6 +11,7 @@ from accounts.models import User
 from config.api.errors import PermissionRefused, ValidationFailed
 from config.api.pagination import DataPagination
 from config.api.permissions import IsAdmin, IsOwnerUser, is_admin
+from config.api.renderers import CamelCasedActionsMixin
 from notifications import selectors, services
 from notifications.api.serializers import (
     MarkAllReadResultSerializer,
@@ -25,6 +26,7 @@ from notifications.api.serializers import (
     WebhookEndpointSerializer,
     WebhookRegisterSerializer,
     WebhookRegistrationSerializer,
+    notification_items,
 )
 from notifications.filters import NotificationFilter
 
@@ -56,7 +58,7 @@ from notifications.filters import NotificationFilter
     ),
     destroy=extend_schema(summary="Delete a notification you received", responses={204: None}),
 )
-class NotificationViewSet(viewsets.GenericViewSet):
+class NotificationViewSet(CamelCasedActionsMixin, viewsets.GenericViewSet):
     """In-app messages to users (interface: Notifications; decisions D4, D5, D7, D8).
 
     Everyone signed in reads, marks and deletes their own; admins may do so for anyone and
@@ -91,9 +93,10 @@ class NotificationViewSet(viewsets.GenericViewSet):
 
     def list(self, request):
         notifications = self.filter_queryset(self.get_queryset())
-        page = self.paginate_queryset(selectors.notification_list_loading(notifications))
-        body = NotificationSerializer(page, many=True, context=self.get_serializer_context())
-        return self.get_paginated_response(body.data)
+        rows = self.paginator.paginate_rows(
+            notifications, request, page_rows=selectors.notification_list_page
+        )
+        return self.get_paginated_response(notification_items(rows, request=request))
 
     def retrieve(self, request, pk=None):
         return self._detail(self.get_object())

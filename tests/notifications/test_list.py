@@ -1,10 +1,15 @@
 """GET /notifications: one user's notifications, paginated, newest first (interface, D7, D8)."""
 
 import datetime
+import json
 
 import pytest
+from djangorestframework_camel_case.render import CamelCaseJSONRenderer
 
+from config.api.renderers import CamelCasedJSONRenderer
 from listings.models import PropertyStatus
+from notifications import selectors
+from notifications.api.serializers import NotificationSerializer, notification_items
 from notifications.models import Notification, NotificationStatus
 from tests.api.support import assert_problem
 from tests.factories import ImageFactory, ListingFactory, NotificationFactory
@@ -388,3 +393,30 @@ def test_anonymous_list_is_401(anonymous_client):
     # then
     assert_problem(response, 401, "not_authenticated")
     assert response["WWW-Authenticate"] == "Bearer"
+
+
+def test_list_items_equal_what_the_model_serializer_makes(rf, customer):
+    # given notifications about listings with photos in a chosen order, one read
+    for title in ("Sunny flat", "Quiet house"):
+        listing = ListingFactory(title=title)
+        ImageFactory(property=listing, position=2)
+        ImageFactory(property=listing, position=0)
+        NotificationFactory(user=customer, property=listing)
+    NotificationFactory(user=customer, read=True, status=NotificationStatus.SUCCESS)
+    request = rf.get("/api/v1/notifications")
+    notifications = selectors.notification_list(viewer=customer)
+
+    # when the page is built from rows and by the model serializer
+    rows = selectors.notification_list_page(notifications, offset=0, limit=20)
+    fast = notification_items(rows, request=request)
+    slow = NotificationSerializer(
+        selectors.notification_list_loading(notifications),
+        many=True,
+        context={"request": request},
+    ).data
+
+    # then both render to the same JSON
+    assert len(fast) == 3
+    assert json.loads(CamelCasedJSONRenderer().render(fast)) == json.loads(
+        CamelCaseJSONRenderer().render(slow)
+    )
