@@ -48,17 +48,6 @@ def notification_list(*, viewer: User, user_id: str | None = None) -> QuerySet[N
     return Notification.objects.filter(user_id=user_id).order_by(*NEWEST_FIRST)
 
 
-def notification_list_loading(notifications: QuerySet[Notification]) -> QuerySet[Notification]:
-    """What a list item shows: the listing's id and title (one join) and its photos (one query)."""
-    columns = ("id", "status", "title", "message", "read", "created_at", "property_id", "user_id")
-    listing_columns = ("property__id", "property__title")
-    return (
-        notifications.select_related("property")
-        .only(*columns, *listing_columns)
-        .prefetch_related(_photos())
-    )
-
-
 # The columns of a list item (GET /notifications): the notification's, then its listing's title.
 NOTIFICATION_COLUMNS = (
     "id",
@@ -70,6 +59,16 @@ NOTIFICATION_COLUMNS = (
     "property_id",
     "user_id",
 )
+
+
+def notification_list_loading(notifications: QuerySet[Notification]) -> QuerySet[Notification]:
+    """What a list item shows: the listing's id and title (one join) and its photos (one query)."""
+    listing_columns = ("property__id", "property__title")
+    return (
+        notifications.select_related("property")
+        .only(*NOTIFICATION_COLUMNS, *listing_columns)
+        .prefetch_related(_photos())
+    )
 
 
 def notification_list_page(

@@ -6,7 +6,7 @@ from favorites.models import Favorite
 from listings.api.serializers import (
     DecimalNumberField,
     ImageSummarySerializer,
-    media_url,
+    image_summaries,
     request_origin,
 )
 from listings.models import Property, PropertyStatus, TransactionType
@@ -51,10 +51,7 @@ def favorite_items(rows: list[dict], *, request) -> list[dict]:
                 "price": row["property_price"],
                 "transactionType": row["property_transaction_type"],
                 "status": row["property_status"],
-                "images": [
-                    {"id": image_id, "url": media_url(name, origin)}
-                    for image_id, name in row["images"]
-                ],
+                "images": image_summaries(row["images"], origin),
             },
         }
         for row in rows

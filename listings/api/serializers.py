@@ -225,6 +225,11 @@ def media_url(name: str, origin: str) -> str:
     return origin + url if url.startswith("/") else url
 
 
+def image_summaries(images: list[tuple[str, str]], origin: str) -> list[dict]:
+    """Photos as list items show them, [{id, url}], from [(id, file name)] in gallery order."""
+    return [{"id": image_id, "url": media_url(name, origin)} for image_id, name in images]
+
+
 def _common_fields(row: dict) -> dict:
     """A listing's own fields and its `type`, from a row of listings.selectors."""
     item = {key: row[column] for column, key in _LIST_KEYS}
@@ -257,9 +262,7 @@ def property_list_items(rows: list[dict], *, request) -> list[dict]:
     items = []
     for row in rows:
         item = _common_fields(row)
-        item["images"] = [
-            {"id": image_id, "url": media_url(name, origin)} for image_id, name in row["images"]
-        ]
+        item["images"] = image_summaries(row["images"], origin)
         item.update(_record_fields(row))
         items.append(item)
     return items

@@ -7,7 +7,7 @@ from accounts.models import User
 from listings.api.serializers import (
     DecimalNumberField,
     ImageSummarySerializer,
-    media_url,
+    image_summaries,
     request_origin,
 )
 from listings.models import Property, TransactionType
@@ -20,6 +20,7 @@ from notifications.models import (
     WebhookDelivery,
     WebhookEndpoint,
 )
+from notifications.selectors import NOTIFICATION_COLUMNS
 
 # POST /notifications/bulk: at most this many recipients per call.
 BULK_MAX_USERS = 1000
@@ -62,17 +63,8 @@ class NotificationSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Notification
-        fields = [
-            "id",
-            "status",
-            "title",
-            "message",
-            "read",
-            "created_at",
-            "property_id",
-            "user_id",
-            "property",
-        ]
+        # The columns a list page reads (notifications.selectors), and the listing.
+        fields = [*NOTIFICATION_COLUMNS, "property"]
         read_only_fields = fields
 
 
@@ -94,10 +86,7 @@ def notification_items(rows: list[dict], *, request) -> list[dict]:
             "property": {
                 "id": row["property_id"],
                 "title": row["property_title"],
-                "images": [
-                    {"id": image_id, "url": media_url(name, origin)}
-                    for image_id, name in row["images"]
-                ],
+                "images": image_summaries(row["images"], origin),
             },
         }
         for row in rows
