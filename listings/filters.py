@@ -1,5 +1,6 @@
 """Query filters of GET /properties (the interface's and those D8 adds)."""
 
+import copy
 import math
 
 import django_filters
@@ -139,6 +140,26 @@ def radius_box(latitude: float, longitude: float, radius_km: float) -> Q:
     return within_box(west, south, east, north)
 
 
+class SharedFilterDeclarations(dict):
+    """A filterset's declared filters, copied shallowly for each filterset.
+
+    django-filter deep-copies every declared filter for each filterset it makes, their
+    choices and field arguments with them: a sixth of a list request's time in Python. A
+    filter's own state is its model and its filterset (which FilterSet.__init__ sets on the
+    copy); its declaration is only read. So each filter is copied shallowly, and a method
+    filter is bound again to its copy, so that it finds the method on its own filterset.
+    """
+
+    def __deepcopy__(self, memo) -> dict:
+        copies = {}
+        for name, declared in self.items():
+            own = copy.copy(declared)
+            if declared.method is not None:
+                own.method = declared.method
+            copies[name] = own
+        return copies
+
+
 class PropertyFilter(django_filters.FilterSet):
     """Filters of GET /properties; parameter names are the API's camelCase names."""
 
@@ -177,6 +198,10 @@ class PropertyFilter(django_filters.FilterSet):
         model = Property
         fields: list[str] = []
         form = PropertyFilterForm
+
+    @classmethod
+    def get_filters(cls):
+        return SharedFilterDeclarations(super().get_filters())
 
     def get_form_class(self):
         # django-filter builds a form class, with a new field per filter, for every request

@@ -567,6 +567,25 @@ def test_each_filter_form_has_fields_of_its_own():
     assert set(second.errors) == {"type"}
 
 
+def test_each_filterset_has_filters_of_its_own_bound_to_it():
+    # given two filtersets of the same class
+    first = PropertyFilter({"municipality": "Lyon"}, queryset=Property.objects.all())
+    second = PropertyFilter({"municipality": "Nice"}, queryset=Property.objects.all())
+
+    # then neither shares a filter with the other or with the declarations, and a method
+    # filter finds the method on its own filterset
+    for name, declared in PropertyFilter.base_filters.items():
+        assert first.filters[name] is not second.filters[name]
+        assert first.filters[name] is not declared
+        assert first.filters[name].parent is first
+        assert second.filters[name].parent is second
+    municipality = second.filters["municipality"].filter.method
+    assert municipality.__self__ is second
+    assert first.is_valid() and second.is_valid()
+    assert "nice" in str(second.qs.query).lower()
+    assert "lyon" not in str(second.qs.query).lower()
+
+
 # Filters judged elsewhere than in the public indexes' search columns: the status (rare for
 # the public: a plain index scan), the owner (owners' own lists), text and map searches
 # (their own indexes).
