@@ -25,6 +25,8 @@ from django.core.cache import cache
 from django.db import transaction
 from django.http import HttpResponse
 
+from config.api.pagination import SearchCount
+
 GENERATION_KEY = "listings:public-reads:generation"
 
 
@@ -87,3 +89,37 @@ def public_read_store(read: PublicRead, response: HttpResponse) -> None:
         (read.generation, response["Content-Type"], response.content),
         timeout=settings.PUBLIC_READ_CACHE_SECONDS,
     )
+
+
+@dataclass(frozen=True)
+class PublicCounts:
+    """Counts of public searches kept under the generation a public read was read under.
+
+    A search's count does not depend on its page or its order, and a visitor who pages
+    through results, or sorts them, asks for the same count again; counting a broad search
+    is most of its cost in the database (docs/performance.md). A count is kept by its
+    statement (SQL and parameters: exactly what was counted) and, like a kept response,
+    is used only while its generation is current, so no write that committed since it was
+    read is missed.
+    """
+
+    generation: str
+
+    @staticmethod
+    def _key(statement: tuple[str, tuple]) -> str:
+        digest = hashlib.sha256(repr(statement).encode()).hexdigest()
+        return f"listings:public-counts:{digest}"
+
+    def get(self, statement: tuple[str, tuple]) -> SearchCount | None:
+        stored = cache.get(self._key(statement))
+        if stored is not None and stored[0] == self.generation:
+            return SearchCount(*stored[1:])
+        return None
+
+    def store(self, statement: tuple[str, tuple], count: SearchCount) -> None:
+        # A plain tuple: what is kept must read back whatever the code that reads it.
+        cache.set(
+            self._key(statement),
+            (self.generation, count.total, count.exact, count.table_rows),
+            timeout=settings.PUBLIC_READ_CACHE_SECONDS,
+        )

@@ -162,18 +162,42 @@ class CappedCount:
     table_rows: int | None = None
 
 
-def capped_count(queryset: QuerySet, cap: int, *, timeout_ms: int = 0) -> CappedCount:
-    """How many rows the queryset matches, counting no further than `cap`.
+@dataclass(frozen=True, slots=True)
+class SearchCount:
+    """What counting a search found: totalItems, whether it is exact, the table's size."""
+
+    total: int
+    exact: bool
+    table_rows: int | None
+
+
+def count_statement(queryset: QuerySet, cap: int) -> tuple[str, tuple]:
+    """The statement that counts the queryset's rows up to `cap`, and its parameters.
 
     The inner query selects a constant, so that PostgreSQL can count from the indexes of the
-    filters alone (an index-only scan) and stop at the cap. With `timeout_ms` on PostgreSQL,
-    a count that takes longer is given up (None): the statement timeout is set for this
-    statement only, inside a savepoint that the cancellation rolls back. The statement that
-    sets it also reads the table's estimated size, which costs no extra round trip.
+    filters alone (an index-only scan) and stop at the cap.
     """
     sql, params = queryset.values(one=Value(1))[:cap].query.sql_with_params()
+    return f"SELECT COUNT(*) FROM ({sql}) AS capped", tuple(params)  # noqa: S608
+
+
+def capped_count(
+    queryset: QuerySet,
+    cap: int,
+    *,
+    timeout_ms: int = 0,
+    statement: tuple[str, tuple] | None = None,
+) -> CappedCount:
+    """How many rows the queryset matches, counting no further than `cap`.
+
+    `statement` is count_statement(queryset, cap) when the caller made it already. With
+    `timeout_ms` on PostgreSQL, a count that takes longer is given up (None): the statement
+    timeout is set for this statement only, inside a savepoint that the cancellation rolls
+    back. The statement that sets it also reads the table's estimated size, which costs no
+    extra round trip.
+    """
+    count_sql, params = statement or count_statement(queryset, cap)
     connection = connections[queryset.db]
-    count_sql = f"SELECT COUNT(*) FROM ({sql}) AS capped"  # noqa: S608
     if not timeout_ms or connection.vendor != "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(count_sql, params)
@@ -249,6 +273,9 @@ class PropertyPagination(PageLimitPagination):
     default_limit = 10
     # The table's estimated size, read with the count (PostgreSQL; None elsewhere).
     table_rows: int | None = None
+    # Where counts are kept between requests (listings.cache.PublicCounts), when the view
+    # gives one: set for public reads only.
+    kept_counts = None
     # How many times the even estimate of an index walk's reads is allowed for matches
     # that gather at the far end of the sort order (page_queryset), by the leading sort
     # column. Prices and areas gather by town and kind; creation dates do not, so a walk by
@@ -260,20 +287,32 @@ class PropertyPagination(PageLimitPagination):
     def count(self, queryset: QuerySet) -> int:
         limit = settings.PROPERTY_LIST_EXACT_COUNT_LIMIT
         unordered = queryset.order_by()
+        statement = count_statement(unordered, limit + 1)
+        kept = self.kept_counts.get(statement) if self.kept_counts is not None else None
+        if kept is None:
+            kept = self._count(unordered, statement, limit)
+            if self.kept_counts is not None:
+                self.kept_counts.store(statement, kept)
+        self.exact = kept.exact
+        self.table_rows = kept.table_rows
+        return kept.total
+
+    def _count(self, unordered: QuerySet, statement: tuple[str, tuple], limit: int) -> SearchCount:
         counted = capped_count(
-            unordered, limit + 1, timeout_ms=settings.PROPERTY_LIST_COUNT_TIMEOUT_MS
+            unordered,
+            limit + 1,
+            timeout_ms=settings.PROPERTY_LIST_COUNT_TIMEOUT_MS,
+            statement=statement,
         )
         capped = counted.matches
-        self.exact = True
-        self.table_rows = counted.table_rows
         if capped is not None and capped <= limit:
-            return capped
+            return SearchCount(capped, True, counted.table_rows)
         estimate = estimated_count(unordered)
         if estimate is None:
-            return unordered.count()
-        self.exact = False
+            return SearchCount(unordered.count(), True, counted.table_rows)
         # Past the cap, or given up: an estimate, but never fewer than the rows counted.
-        return max(estimate, limit + 1) if capped is not None else estimate
+        total = max(estimate, limit + 1) if capped is not None else estimate
+        return SearchCount(total, False, counted.table_rows)
 
     def page_queryset(self, queryset: QuerySet, offset: int) -> QuerySet:
         """Sort the matches themselves when that reads fewer rows than an index walk would.

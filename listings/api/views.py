@@ -30,6 +30,7 @@ from listings.api.serializers import (
     property_list_items,
 )
 from listings.cache import (
+    PublicCounts,
     public_read_get,
     public_read_store,
     public_reads_enabled,
@@ -163,6 +164,8 @@ class PropertyViewSet(CamelCasedActionsMixin, viewsets.GenericViewSet):
         cached = self._cached_public_read(request)
         if cached is not None:
             return cached
+        if self.public_read_miss is not None:
+            self.paginator.kept_counts = PublicCounts(self.public_read_miss.generation)
         listings = self.filter_queryset(self.get_queryset())
         rows = self.paginator.paginate_rows(
             listings, request, page_rows=selectors.property_list_page

@@ -317,3 +317,80 @@ def test_public_reads_are_served_from_redis(
         read_twice(anonymous_client, property_url(listing.id), django_assert_num_queries)
     finally:
         cache.clear()
+
+
+# --- Counts kept between the pages of a search ------------------------------------------
+
+
+def count_queries(captured) -> list[str]:
+    return [query["sql"] for query in captured if query["sql"].lstrip().startswith("SELECT COUNT")]
+
+
+def test_the_next_page_and_another_order_of_a_search_reuse_its_count(
+    anonymous_client, owner, category, django_assert_max_num_queries
+):
+    # given a search whose first page was read (and counted)
+    for number in range(3):
+        ListingFactory(owner=owner, category=category, title=f"Flat {number}")
+    first = anonymous_client.get(PROPERTIES_URL, {"limit": 2}).json()
+    assert first["totalItems"] == 3
+
+    # when its second page, and its first page in another order, are read
+    with django_assert_max_num_queries(8) as captured:
+        second = anonymous_client.get(PROPERTIES_URL, {"limit": 2, "page": 2}).json()
+        by_price = anonymous_client.get(PROPERTIES_URL, {"limit": 2, "sort": "price"}).json()
+
+    # then both pages were read from the database, without counting again
+    assert count_queries(captured) == []
+    assert len(captured) > 0
+    assert (second["totalItems"], second["totalPages"], len(second["properties"])) == (3, 2, 1)
+    assert (by_price["totalItems"], len(by_price["properties"])) == (3, 2)
+    assert second["totalItemsExact"] is by_price["totalItemsExact"] is True
+
+
+def test_another_search_is_counted_on_its_own(anonymous_client, owner, category):
+    # given a counted search for houses
+    ListingFactory(owner=owner, category=category, kind=PropertyType.HOUSE)
+    ListingFactory(owner=owner, category=category, kind=PropertyType.APARTMENT)
+    houses = anonymous_client.get(PROPERTIES_URL, {"type": "house"}).json()
+
+    # when flats are searched
+    flats = anonymous_client.get(PROPERTIES_URL, {"type": "apartment", "limit": 5}).json()
+
+    # then each has its own count
+    assert (houses["totalItems"], flats["totalItems"]) == (1, 1)
+    assert anonymous_client.get(PROPERTIES_URL, {"limit": 5}).json()["totalItems"] == 2
+
+
+def test_a_kept_count_is_counted_again_after_a_write(
+    anonymous_client, owner, admin_user, category, django_capture_on_commit_callbacks
+):
+    # given a counted search, and a listing waiting for approval
+    ListingFactory(owner=owner, category=category)
+    pending = ListingFactory(owner=owner, category=category, status=PropertyStatus.PENDING)
+    assert anonymous_client.get(PROPERTIES_URL, {"limit": 5}).json()["totalItems"] == 1
+
+    # when the listing is approved and the search's next page is read
+    with django_capture_on_commit_callbacks(execute=True):
+        services.property_change_status(
+            property=pending, by=admin_user, status=PropertyStatus.AVAILABLE
+        )
+    second_page = anonymous_client.get(PROPERTIES_URL, {"limit": 5, "page": 2}).json()
+
+    # then it was counted again
+    assert second_page["totalItems"] == 2
+    assert second_page["properties"] == []
+
+
+@pytest.mark.parametrize("viewer", ["owner", "admin"])
+def test_owners_and_admins_never_read_a_kept_count(clients, owner, category, viewer):
+    # given the public's count of a search, kept
+    ListingFactory(owner=owner, category=category)
+    ListingFactory(owner=owner, category=category, status=PropertyStatus.PENDING)
+    assert clients["anonymous"].get(PROPERTIES_URL, {"limit": 5}).json()["totalItems"] == 1
+
+    # when an owner or an admin reads another page of it
+    seen = clients[viewer].get(PROPERTIES_URL, {"limit": 5, "page": 2}).json()
+
+    # then they are counted what they see, the pending listing too
+    assert seen["totalItems"] == 2
