@@ -176,7 +176,7 @@ class PropertyViewSet(CamelCasedActionsMixin, viewsets.GenericViewSet):
         cached = self._cached_public_read(request)
         if cached is not None:
             return cached
-        row = selectors.property_detail_row(self.get_queryset(), pk=pk)
+        row = selectors.property_detail_row(viewer=request.user, pk=pk)
         if row is None:
             raise Http404
         return Response(property_detail_item(row, request=request))
