@@ -213,13 +213,11 @@ class Property(TimestampedModel):
         indexes = [
             # Default order of GET /properties, and the same order within a status.
             models.Index(fields=["-created_at", "-id"], name="listings_prop_created_idx"),
+            # (An index on status, transaction type and price was dropped: the public's price
+            # filters have covering indexes of their own, and the planner, finding it
+            # smaller, read all of it for a price alone: 32 ms instead of 3.5 ms at
+            # 1,000,000 listings.)
             models.Index(fields=["status", "-created_at", "-id"], name="listings_prop_status_idx"),
-            models.Index(
-                "status",
-                "transaction_type",
-                "price",
-                name="listings_prop_price_idx",
-            ),
             models.Index(Lower("municipality"), "status", name="listings_prop_municipality_idx"),
             models.Index(fields=["latitude", "longitude"], name="listings_prop_lat_lng_idx"),
             # Searches of the public (what anonymous visitors and customers see), each index
