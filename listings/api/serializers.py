@@ -2,7 +2,8 @@
 
 from decimal import ROUND_HALF_UP, Decimal
 
-from django.core.files.storage import default_storage
+from django.core.files.storage import FileSystemStorage, default_storage
+from django.utils.encoding import filepath_to_uri
 from djangorestframework_camel_case.util import camelize
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -221,6 +222,11 @@ def request_origin(request) -> str:
 
 def media_url(name: str, origin: str) -> str:
     """The absolute URL of a stored file: S3 URLs already are; local ones get the origin."""
+    if isinstance(default_storage, FileSystemStorage) and default_storage.base_url.startswith("/"):
+        # What FileSystemStorage.url makes, without its urljoin (a list page has thirty
+        # photos): local names are the server's own (media_app.files.media_file_name), with
+        # no dot segments, scheme or leading slash for urljoin to resolve.
+        return origin + default_storage.base_url + filepath_to_uri(name)
     url = default_storage.url(name)
     return origin + url if url.startswith("/") else url
 
