@@ -7,6 +7,7 @@ from django import forms
 from django.db.models import QuerySet
 
 from appointments.models import Appointment, AppointmentStatus
+from config.filters import FilterSet
 
 
 class AppointmentFilterForm(forms.Form):
@@ -31,7 +32,7 @@ class UTCDateTimeFilter(django_filters.IsoDateTimeFilter):
         return super().filter(qs, value)
 
 
-class AppointmentFilter(django_filters.FilterSet):
+class AppointmentFilter(FilterSet):
     """userId, ownerId, propertyId, status; `date` is a UTC day; `from` / `to` bound a range."""
 
     userId = django_filters.CharFilter(field_name="user_id", max_length=25)

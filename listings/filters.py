@@ -1,6 +1,5 @@
 """Query filters of GET /properties (the interface's and those D8 adds)."""
 
-import copy
 import math
 
 import django_filters
@@ -12,6 +11,7 @@ from django.db.models import F, FloatField, Q, QuerySet, Value
 from django.db.models.functions import ASin, Cos, Lower, Power, Radians, Sin, Sqrt
 from drf_spectacular.utils import extend_schema_field
 
+from config.filters import FilterSet
 from listings.models import (
     SEARCH_CONFIG,
     SEARCH_FIELDS,
@@ -140,27 +140,7 @@ def radius_box(latitude: float, longitude: float, radius_km: float) -> Q:
     return within_box(west, south, east, north)
 
 
-class SharedFilterDeclarations(dict):
-    """A filterset's declared filters, copied shallowly for each filterset.
-
-    django-filter deep-copies every declared filter for each filterset it makes, their
-    choices and field arguments with them: a sixth of a list request's time in Python. A
-    filter's own state is its model and its filterset (which FilterSet.__init__ sets on the
-    copy); its declaration is only read. So each filter is copied shallowly, and a method
-    filter is bound again to its copy, so that it finds the method on its own filterset.
-    """
-
-    def __deepcopy__(self, memo) -> dict:
-        copies = {}
-        for name, declared in self.items():
-            own = copy.copy(declared)
-            if declared.method is not None:
-                own.method = declared.method
-            copies[name] = own
-        return copies
-
-
-class PropertyFilter(django_filters.FilterSet):
+class PropertyFilter(FilterSet):
     """Filters of GET /properties; parameter names are the API's camelCase names."""
 
     # Property.kind is the listing's copy of its record's kind: no join (docs/performance.md).
@@ -198,20 +178,6 @@ class PropertyFilter(django_filters.FilterSet):
         model = Property
         fields: list[str] = []
         form = PropertyFilterForm
-
-    @classmethod
-    def get_filters(cls):
-        return SharedFilterDeclarations(super().get_filters())
-
-    def get_form_class(self):
-        # django-filter builds a form class, with a new field per filter, for every request
-        # (a tenth of a list request's time in Python); the fields follow from the filters'
-        # declarations alone, so the class is built once. Each form still gets its own
-        # copies of the fields (the website relabels them).
-        filterset_class = self.__class__
-        if "_form_class" not in filterset_class.__dict__:
-            filterset_class._form_class = super().get_form_class()
-        return filterset_class._form_class
 
     def filter_municipality(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
         # lower(municipality) = lower(value): served by the lower(municipality) index.

@@ -5,6 +5,7 @@ from django import forms
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
+from config.filters import FilterSet
 from notifications.models import Notification, NotificationStatus
 
 
@@ -24,7 +25,7 @@ class StrictBooleanFilter(django_filters.BooleanFilter):
     field_class = StrictBooleanField
 
 
-class NotificationFilter(django_filters.FilterSet):
+class NotificationFilter(FilterSet):
     """`propertyId`, `status` (SUCCESS, ERROR, WARNING, INFO) and `read` (true or false)."""
 
     propertyId = django_filters.CharFilter(field_name="property_id", max_length=25)
