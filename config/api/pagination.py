@@ -171,14 +171,44 @@ class SearchCount:
     table_rows: int | None
 
 
-def count_statement(queryset: QuerySet, cap: int) -> tuple[str, tuple]:
-    """The statement that counts the queryset's rows up to `cap`, and its parameters.
+@dataclass(frozen=True, slots=True)
+class MatchesStatement:
+    """The SQL that selects a constant for each row a queryset matches, and its parameters:
+    compiled once, then counted (count_statement) or estimated (estimated_count) as text."""
 
-    The inner query selects a constant, so that PostgreSQL can count from the indexes of the
-    filters alone (an index-only scan) and stop at the cap.
+    sql: str
+    params: tuple
+
+
+def matches_statement(queryset: QuerySet) -> MatchesStatement:
+    """The queryset's matches, unordered, as a statement selecting a constant per row.
+
+    A constant lets PostgreSQL count from the indexes of the filters alone (an index-only
+    scan).
     """
-    sql, params = queryset.values(one=Value(1))[:cap].query.sql_with_params()
-    return f"SELECT COUNT(*) FROM ({sql}) AS capped", tuple(params)  # noqa: S608
+    sql, params = queryset.order_by().values(one=Value(1)).query.sql_with_params()
+    return MatchesStatement(sql, tuple(params))
+
+
+def count_statement(matches: MatchesStatement, cap: int) -> tuple[str, tuple]:
+    """The statement that counts the matches up to `cap` (it stops there), and its parameters."""
+    sql = f"SELECT COUNT(*) FROM ({matches.sql} LIMIT {int(cap)}) AS capped"  # noqa: S608
+    return sql, matches.params
+
+
+# Sets the statement timeout for the current transaction and reads the old value and the
+# table's estimated size; the select list is evaluated left to right.
+_SET_TIMEOUT = (
+    "SELECT current_setting('statement_timeout'),"
+    " set_config('statement_timeout', %s, true),"
+    " (SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass)"
+)
+
+
+def _sends_several_statements(connection) -> bool:
+    """Whether one execute() may carry several statements: psycopg's client-side binding
+    (Django's default) sends them as one simple query; server-side binding cannot."""
+    return not connection.settings_dict.get("OPTIONS", {}).get("server_side_binding")
 
 
 def capped_count(
@@ -190,35 +220,35 @@ def capped_count(
 ) -> CappedCount:
     """How many rows the queryset matches, counting no further than `cap`.
 
-    `statement` is count_statement(queryset, cap) when the caller made it already. With
-    `timeout_ms` on PostgreSQL, a count that takes longer is given up (None): the statement
-    timeout is set for this statement only, inside a savepoint that the cancellation rolls
-    back. The statement that sets it also reads the table's estimated size, which costs no
-    extra round trip.
+    `statement` is count_statement(...) of the queryset when the caller made it already.
+    With `timeout_ms` on PostgreSQL, a count that takes longer is given up (None), and the
+    table's estimated size is read with it. Outside a transaction (a web request), the
+    timeout and the count go as one query string, which PostgreSQL runs as one implicit
+    transaction: the timeout ends with it, and it costs one round trip instead of four
+    (BEGIN, timeout, count, COMMIT). Inside a transaction, the count runs in a savepoint
+    that a cancellation rolls back, and the timeout is put back afterwards.
     """
-    count_sql, params = statement or count_statement(queryset, cap)
+    count_sql, params = statement or count_statement(matches_statement(queryset), cap)
     connection = connections[queryset.db]
     if not timeout_ms or connection.vendor != "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(count_sql, params)
             return CappedCount(cursor.fetchone()[0])
-    # Outside a transaction the count gets one of its own, whose end resets the timeout;
-    # inside one (a savepoint), the timeout would outlive the count unless put back.
-    nested = connection.in_atomic_block
+    setting = [str(timeout_ms), queryset.model._meta.db_table]
     try:
+        if not connection.in_atomic_block and _sends_several_statements(connection):
+            with connection.cursor() as cursor:
+                cursor.execute(f"{_SET_TIMEOUT}; {count_sql}", (*setting, *params))
+                _previous, _timeout, table_rows = cursor.fetchone()
+                cursor.nextset()
+                return CappedCount(cursor.fetchone()[0], table_rows)
         with transaction.atomic(using=queryset.db), connection.cursor() as cursor:
-            # The select list is evaluated left to right: the old value, then the new one.
-            cursor.execute(
-                "SELECT current_setting('statement_timeout'),"
-                " set_config('statement_timeout', %s, true),"
-                " (SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass)",
-                [str(timeout_ms), queryset.model._meta.db_table],
-            )
+            cursor.execute(_SET_TIMEOUT, setting)
             previous, _timeout, table_rows = cursor.fetchone()
             cursor.execute(count_sql, params)
             count = cursor.fetchone()[0]
-            if nested:
-                cursor.execute("SELECT set_config('statement_timeout', %s, true)", [previous])
+            # Inside an outer transaction the timeout would outlive the count.
+            cursor.execute("SELECT set_config('statement_timeout', %s, true)", [previous])
             return CappedCount(count, table_rows)
     except OperationalError as error:
         if getattr(error.__cause__, "sqlstate", None) == QUERY_CANCELED:
@@ -249,11 +279,20 @@ def sorted_after_filtering(queryset: QuerySet) -> QuerySet:
     return queryset.order_by(*order)
 
 
-def estimated_count(queryset: QuerySet) -> int | None:
-    """PostgreSQL's planner estimate of how many rows the queryset matches; None elsewhere."""
-    if connections[queryset.db].vendor != "postgresql":
+def estimated_count(queryset: QuerySet, matches: MatchesStatement | None = None) -> int | None:
+    """PostgreSQL's planner estimate of how many rows the queryset matches; None elsewhere.
+
+    `matches` is matches_statement(queryset) when the caller compiled it already.
+    """
+    connection = connections[queryset.db]
+    if connection.vendor != "postgresql":
         return None
-    plan = json.loads(queryset.order_by().values("pk").explain(format="json"))
+    matches = matches or matches_statement(queryset)
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN (FORMAT JSON) {matches.sql}", matches.params)
+        plan = cursor.fetchone()[0]
+    if isinstance(plan, str):
+        plan = json.loads(plan)
     return int(plan[0]["Plan"]["Plan Rows"])
 
 
@@ -287,17 +326,24 @@ class PropertyPagination(PageLimitPagination):
     def count(self, queryset: QuerySet) -> int:
         limit = settings.PROPERTY_LIST_EXACT_COUNT_LIMIT
         unordered = queryset.order_by()
-        statement = count_statement(unordered, limit + 1)
+        matches = matches_statement(unordered)
+        statement = count_statement(matches, limit + 1)
         kept = self.kept_counts.get(statement) if self.kept_counts is not None else None
         if kept is None:
-            kept = self._count(unordered, statement, limit)
+            kept = self._count(unordered, matches, statement, limit)
             if self.kept_counts is not None:
                 self.kept_counts.store(statement, kept)
         self.exact = kept.exact
         self.table_rows = kept.table_rows
         return kept.total
 
-    def _count(self, unordered: QuerySet, statement: tuple[str, tuple], limit: int) -> SearchCount:
+    def _count(
+        self,
+        unordered: QuerySet,
+        matches: MatchesStatement,
+        statement: tuple[str, tuple],
+        limit: int,
+    ) -> SearchCount:
         counted = capped_count(
             unordered,
             limit + 1,
@@ -307,7 +353,7 @@ class PropertyPagination(PageLimitPagination):
         capped = counted.matches
         if capped is not None and capped <= limit:
             return SearchCount(capped, True, counted.table_rows)
-        estimate = estimated_count(unordered)
+        estimate = estimated_count(unordered, matches)
         if estimate is None:
             return SearchCount(unordered.count(), True, counted.table_rows)
         # Past the cap, or given up: an estimate, but never fewer than the rows counted.

@@ -432,6 +432,25 @@ def test_outside_a_transaction_the_counts_timeout_ends_with_the_count():
 
 
 @pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_a_timed_count_is_one_statement_to_the_database():
+    # given listings, and no transaction open (as a web request runs)
+    ListingFactory.create_batch(3)
+
+    # when a count with a timeout is made
+    with CaptureQueriesContext(connection) as queries:
+        counted = capped_count(Property.objects.all(), 10, timeout_ms=1000)
+
+    # then the timeout, the table's size and the count went as one query string
+    assert counted.matches == 3
+    assert counted.table_rows is not None
+    assert len(queries) == 1
+    assert "set_config('statement_timeout'" in queries[0]["sql"]
+    assert "SELECT COUNT(*)" in queries[0]["sql"]
+    assert connection.get_autocommit()
+
+
+@pytest.mark.postgres_only
 def test_a_page_past_an_estimated_total_is_still_read(anonymous_client, settings):
     # given more listings than the exact-count limit, and an estimate that says fewer
     settings.PROPERTY_LIST_EXACT_COUNT_LIMIT = 2
