@@ -2,12 +2,13 @@
 
 django-filter deep-copies every declared filter, their choices and field arguments with
 them, and builds a new form class with a new field per filter, for every filterset it makes:
-about 1.5 ms of a list request's CPU (docs/performance.md). Both follow from the class's
-declarations alone, so:
+about 1.5 ms of a list request's CPU; and Django's Form deep-copies its fields again for
+each form, another 0.5 ms (docs/performance.md). All follow from the class's declarations
+alone, so:
 - each filterset copies the declared filters shallowly (SharedFilterDeclarations);
-- the form class is built once per filterset class. Each form still deep-copies its fields
-  (Django's Form does), so a page may change its own form's fields (the website relabels
-  the search form's).
+- the form class is built once per filterset class, and its forms share its fields
+  (SharedFields). A filterset that shows its form differently (the website's labels)
+  changes the fields once, in `shape_form_fields`, never on a form.
 """
 
 import copy
@@ -33,8 +34,24 @@ class SharedFilterDeclarations(dict):
         return copies
 
 
+class SharedFields(dict):
+    """A form class's fields, shared by its forms instead of deep-copied into each.
+
+    Django's Form copies its fields so that one form may change its own; cleaning and
+    rendering only read them, so forms whose fields are never changed can share them.
+    """
+
+    def __deepcopy__(self, memo) -> dict:
+        return dict(self)
+
+
 class FilterSet(django_filters.FilterSet):
     """django_filters.FilterSet whose filters and form class cost little per request."""
+
+    @classmethod
+    def shape_form_fields(cls, fields: dict) -> None:
+        """Change the form's fields (labels, widgets) once, when the form class is built:
+        its forms share them, so no form may change them."""
 
     @classmethod
     def get_filters(cls):
@@ -43,5 +60,8 @@ class FilterSet(django_filters.FilterSet):
     def get_form_class(self):
         filterset_class = self.__class__
         if "_form_class" not in filterset_class.__dict__:
-            filterset_class._form_class = super().get_form_class()
+            form_class = super().get_form_class()
+            filterset_class.shape_form_fields(form_class.base_fields)
+            form_class.base_fields = SharedFields(form_class.base_fields)
+            filterset_class._form_class = form_class
         return filterset_class._form_class

@@ -1,8 +1,8 @@
 """Forms of the website's listing pages.
 
 The search form is PropertyFilter's own form (the API's filters and parameter names); here it
-only gets readable labels. The listing forms are model forms, so their checks are the model's
-fields and constraints; the writes go through listings.services.
+only gets readable labels (SearchPageFilter). The listing forms are model forms, so their
+checks are the model's fields and constraints; the writes go through listings.services.
 """
 
 from decimal import Decimal
@@ -45,24 +45,29 @@ SORT_LABELS = {
 TRANSACTION_LABELS = {TransactionType.SALE: "For sale", TransactionType.RENT: "For rent"}
 
 
+class SearchPageFilter(PropertyFilter):
+    """PropertyFilter as the website's search form shows it: readable labels and inputs."""
+
+    @classmethod
+    def shape_form_fields(cls, fields: dict) -> None:
+        for name, label in SEARCH_LABELS.items():
+            fields[name].label = label
+        # django-filter's choice fields put their `empty_label` first themselves.
+        for name, empty_label, choices in (
+            ("type", "Any type", PropertyType.choices),
+            ("transactionType", "Sale or rent", list(TRANSACTION_LABELS.items())),
+            ("sort", "Best match", list(SORT_LABELS.items())),
+        ):
+            fields[name].empty_label = empty_label
+            fields[name].choices = choices
+        for name in ("minPrice", "maxPrice", "minArea", "maxArea", "minBedrooms"):
+            fields[name].widget.attrs.update({"inputmode": "numeric", "min": "0"})
+        fields["q"].widget.attrs["type"] = "search"
+
+
 def search_filterset(data, *, queryset) -> PropertyFilter:
-    """PropertyFilter bound to the page's query string, with the website's labels."""
-    filterset = PropertyFilter(data, queryset=queryset)
-    form = filterset.form
-    for name, label in SEARCH_LABELS.items():
-        form.fields[name].label = label
-    # django-filter's choice fields put their `empty_label` first themselves.
-    for name, empty_label, choices in (
-        ("type", "Any type", PropertyType.choices),
-        ("transactionType", "Sale or rent", list(TRANSACTION_LABELS.items())),
-        ("sort", "Best match", list(SORT_LABELS.items())),
-    ):
-        form.fields[name].empty_label = empty_label
-        form.fields[name].choices = choices
-    for name in ("minPrice", "maxPrice", "minArea", "maxArea", "minBedrooms"):
-        form.fields[name].widget.attrs.update({"inputmode": "numeric", "min": "0"})
-    form.fields["q"].widget.attrs["type"] = "search"
-    return filterset
+    """The website's search filters bound to the page's query string."""
+    return SearchPageFilter(data, queryset=queryset)
 
 
 def search_fields(form: forms.Form) -> list[forms.BoundField]:

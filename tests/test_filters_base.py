@@ -5,8 +5,10 @@ import pytest
 
 from accounts.filters import UserFilter
 from appointments.filters import AppointmentFilter
-from config.filters import FilterSet, SharedFilterDeclarations
+from config.filters import FilterSet, SharedFields, SharedFilterDeclarations
 from listings.filters import PropertyFilter
+from listings.forms import SearchPageFilter
+from listings.models import Property
 from notifications.filters import NotificationFilter
 
 # Each filterset with a choice parameter that a made-up value fails.
@@ -33,6 +35,31 @@ def test_every_filterset_has_filters_of_its_own_and_one_form_class(filterset_cla
         assert first.filters[name] is not second.filters[name] is not declared
         assert (first.filters[name].parent, second.filters[name].parent) == (first, second)
     assert type(first.form) is type(second.form)
+    assert isinstance(type(first.form).base_fields, SharedFields)
+    assert all(first.form.fields[name] is second.form.fields[name] for name in first.form.fields)
     assert first.is_valid()
     assert not second.is_valid()
     assert set(second.errors) == {choice}
+
+
+def test_the_websites_labels_are_on_its_own_form_class_not_on_the_apis(db):
+    # given the website's search filters and the API's, each bound to a query
+    queryset = Property.objects.all()
+    website = SearchPageFilter({"q": "garden", "minPrice": "x"}, queryset=queryset)
+    api = PropertyFilter({"q": "garden"}, queryset=queryset)
+
+    # then the website's form shows its labels and inputs, and judges its data as the API's
+    # does, while the API's form fields are as django-filter made them
+    assert website.form.fields["q"].label == "Keywords"
+    assert website.form.fields["q"].widget.attrs == {"maxlength": "200", "type": "search"}
+    assert website.form.fields["minPrice"].widget.attrs["inputmode"] == "numeric"
+    assert list(website.form.fields["sort"].choices)[:2] == [
+        ("", "Best match"),
+        ("-createdAt", "Newest first"),
+    ]
+    assert not website.is_valid()
+    assert set(website.errors) == {"minPrice"}
+    assert api.form.fields["q"].label != "Keywords"
+    assert api.form.fields["q"].widget.attrs == {"maxlength": "200"}
+    assert "inputmode" not in api.form.fields["minPrice"].widget.attrs
+    assert api.is_valid()

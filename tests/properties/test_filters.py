@@ -548,25 +548,6 @@ def test_invalid_filter_is_400_naming_the_parameter(anonymous_client, parameters
     assert_validation_error(response, *fields)
 
 
-def test_each_filter_form_has_fields_of_its_own():
-    # given a search form whose fields were changed (as the website relabels them)
-    first = PropertyFilter({"type": "house"}, queryset=Property.objects.all()).form
-    default_label = first.fields["type"].label
-    first.fields["type"].label = "Type of property"
-    first.fields["minPrice"].widget.attrs["inputmode"] = "numeric"
-
-    # when the next search builds its form
-    second = PropertyFilter({"type": "flat"}, queryset=Property.objects.all()).form
-
-    # then it has the same form class but untouched fields, and judges its own data
-    assert type(second) is type(first)
-    assert second.fields["type"].label == default_label != "Type of property"
-    assert "inputmode" not in second.fields["minPrice"].widget.attrs
-    assert first.is_valid()
-    assert not second.is_valid()
-    assert set(second.errors) == {"type"}
-
-
 def test_each_filterset_has_filters_of_its_own_bound_to_it():
     # given two filtersets of the same class
     first = PropertyFilter({"municipality": "Lyon"}, queryset=Property.objects.all())
