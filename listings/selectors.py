@@ -1,9 +1,13 @@
 """Reads of listings: who sees what (D7) and how each read loads its data, in one place."""
 
+import datetime
 import functools
 from collections.abc import Iterable
 
-from django.db.models import F, Prefetch, Q, QuerySet
+from django.contrib.postgres.expressions import ArraySubquery
+from django.db import connections
+from django.db.models import F, OuterRef, Prefetch, Q, QuerySet
+from django.db.models.functions import JSONArray
 
 from accounts.models import Owner, User, UserType
 from listings.models import (
@@ -76,18 +80,40 @@ RECORD_COLUMNS = {
 }
 
 
+def _galleries_in_row(database: str) -> bool:
+    """Whether a listing's photos and videos are read with its row, as arrays (PostgreSQL),
+    rather than by a query of their own (elsewhere)."""
+    return connections[database].vendor == "postgresql"
+
+
+def _gallery(model: type[Image] | type[Video], *columns: str) -> ArraySubquery:
+    """The listing's photos or videos in gallery order, each a JSON array of `columns`: one
+    column of the listing's row instead of a query (and a round trip) of their own."""
+    media = model.objects.filter(property_id=OuterRef("pk")).order_by(*GALLERY_ORDER)
+    return ArraySubquery(media.values(entry=JSONArray(*columns)))
+
+
+def _list_columns(galleries: bool) -> dict:
+    """The computed columns of a list row: the record's, and the photos when `galleries`."""
+    if not galleries:
+        return RECORD_COLUMNS
+    return {**RECORD_COLUMNS, "photo_entries": _gallery(Image, "id", "file")}
+
+
 @functools.cache
-def _list_rows() -> QuerySet[Property]:
-    """Every listing as a list row (LIST_COLUMNS and RECORD_COLUMNS), to be filtered further.
+def _list_rows(galleries: bool) -> QuerySet[Property]:
+    """Every listing as a list row (LIST_COLUMNS and _list_columns), to be filtered further.
 
     Built once: resolving the twenty-odd columns through the record's join took half a
     millisecond per request, more than the rest of the page's query. Never evaluated
     itself; each use filters a copy.
     """
-    return Property.objects.values(*LIST_COLUMNS, **RECORD_COLUMNS)
+    return Property.objects.values(*LIST_COLUMNS, **_list_columns(galleries))
 
 
-def _page_rows(listings: QuerySet[Property], *, offset: int, limit: int) -> QuerySet[Property]:
+def _page_rows(
+    listings: QuerySet[Property], *, offset: int, limit: int, galleries: bool
+) -> QuerySet[Property]:
     """The page's listings as list rows, found by their ids first when the order allows it.
 
     OFFSET reads and throws away every row before the page, joined and whole: a page 800
@@ -103,20 +129,26 @@ def _page_rows(listings: QuerySet[Property], *, offset: int, limit: int) -> Quer
         not isinstance(item, str) or item.lstrip("-") in concrete for item in order
     )
     if not repeatable:
-        return listings[offset : offset + limit].values(*LIST_COLUMNS, **RECORD_COLUMNS)
+        page = listings[offset : offset + limit]
+        return page.values(*LIST_COLUMNS, **_list_columns(galleries))
     page = listings.values("pk")[offset : offset + limit]
-    return _list_rows().filter(pk__in=page).order_by(*order)
+    return _list_rows(galleries).filter(pk__in=page).order_by(*order)
 
 
 def property_list_page(listings: QuerySet[Property], *, offset: int, limit: int) -> list[dict]:
     """One page of listings as plain rows, each with `images` [(id, file name)] in gallery order.
 
-    Two queries whatever the page size: the listings joined to their records, then the
-    photos of the page. No model instances are built: a list page is the API's hottest
-    read, and rows shaped by listings.api.serializers.property_list_items cost a fraction
-    of model serializers (docs/performance.md).
+    One query on PostgreSQL, the photos read with the rows; two elsewhere (the rows, then
+    the photos of the page); whatever the page size. No model instances are built: a list
+    page is the API's hottest read, and rows shaped by listings.api.serializers.
+    property_list_items cost a fraction of model serializers (docs/performance.md).
     """
-    rows = list(_page_rows(listings, offset=offset, limit=limit))
+    galleries = _galleries_in_row(listings.db)
+    rows = list(_page_rows(listings, offset=offset, limit=limit, galleries=galleries))
+    if galleries:
+        for row in rows:
+            row["images"] = [tuple(entry) for entry in row.pop("photo_entries")]
+        return rows
     photos = gallery_files(row["id"] for row in rows)
     for row in rows:
         row["images"] = photos[row["id"]]
@@ -151,24 +183,39 @@ DETAIL_COLUMNS = {
 
 
 @functools.cache
-def _detail_rows() -> QuerySet[Property]:
-    """Every listing as a detail row (a list row, category and owner's contact); built once
-    like _list_rows."""
-    return Property.objects.values(*LIST_COLUMNS, **RECORD_COLUMNS, **DETAIL_COLUMNS)
+def _detail_rows(galleries: bool) -> QuerySet[Property]:
+    """Every listing as a detail row (a list row, category and owner's contact, and on
+    PostgreSQL its photos and videos); built once like _list_rows."""
+    columns = {**RECORD_COLUMNS, **DETAIL_COLUMNS}
+    if galleries:
+        # Named apart from the listing's `images` and `videos` relations.
+        columns["photo_entries"] = _gallery(Image, "id", "file", "title")
+        columns["video_entries"] = _gallery(Video, "id", "file", "title", "created_at")
+    return Property.objects.values(*LIST_COLUMNS, **columns)
 
 
 def property_detail_row(*, viewer: User, pk: str) -> dict | None:
     """The listing `pk` as a plain row if the viewer may see it, else None: the listing, its
-    record, category and owner's contact (one query), then `images` [(id, file name, title)]
-    and `videos` [(id, file name, title, created at)] in gallery order (a query each).
+    record, category and owner's contact, `images` [(id, file name, title)] and `videos`
+    [(id, file name, title, created at)] in gallery order. One query on PostgreSQL; elsewhere
+    the photos and the videos take a query each.
 
     The API's detail is built from rows like its list pages (listings.api.serializers.
     property_detail_item): model instances and model serializers cost twice as much.
     """
-    rows = list(_detail_rows().filter(visible_listing(viewer), pk=pk)[:1])
+    galleries = _galleries_in_row(Property.objects.db)
+    rows = list(_detail_rows(galleries).filter(visible_listing(viewer), pk=pk)[:1])
     if not rows:
         return None
     row = rows[0]
+    if galleries:
+        row["images"] = [tuple(entry) for entry in row.pop("photo_entries")]
+        # JSON holds the creation time as ISO 8601 text.
+        row["videos"] = [
+            (video_id, name, title, datetime.datetime.fromisoformat(created))
+            for video_id, name, title, created in row.pop("video_entries")
+        ]
+        return row
     row["images"] = list(
         Image.objects.filter(property_id=row["id"])
         .order_by(*GALLERY_ORDER)

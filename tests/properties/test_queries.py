@@ -144,3 +144,38 @@ def test_q_filter_uses_the_full_text_gin_index():
     # then
     assert "listings_prop_search_doc_idx" in plan, plan
     assert searched.count() == 5
+
+
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_on_postgresql_a_page_is_two_queries_and_a_detail_one(clients):
+    # given listings with photos and videos, and no transaction open (as a web request runs)
+    listing = ListingFactory()
+    TypeSpecificRecordFactory(property=listing, kind=PropertyType.HOUSE)
+    photos = [ImageFactory(property=listing, position=position) for position in (2, 0, 1)]
+    videos = [VideoFactory(property=listing, position=position) for position in (1, 0)]
+    for _ in range(3):
+        other = ListingFactory()
+        ImageFactory.create_batch(2, property=other)
+
+    # when an anonymous visitor reads a page and the detail
+    with CaptureQueriesContext(connection) as page_queries:
+        page = clients["anonymous"].get(PROPERTIES_URL, {"limit": 10})
+    with CaptureQueriesContext(connection) as detail_queries:
+        detail = clients["anonymous"].get(property_url(listing.id))
+
+    # then the page is its count and its rows with their photos; the detail is one query
+    # holding the photos and videos, in gallery order
+    assert (page.status_code, detail.status_code) == (200, 200)
+    assert len(page_queries) == 2, [query["sql"][:80] for query in page_queries]
+    assert len(detail_queries) == 1, [query["sql"][:80] for query in detail_queries]
+    items = {item["id"]: item for item in page.json()["properties"]}
+    assert len(items) == 4
+    by_position = sorted(photos, key=lambda photo: photo.position)
+    assert [image["id"] for image in items[listing.id]["images"]] == [
+        photo.id for photo in by_position
+    ]
+    body = detail.json()
+    assert [image["id"] for image in body["images"]] == [photo.id for photo in by_position]
+    assert [video["id"] for video in body["videos"]] == [videos[1].id, videos[0].id]
+    assert body["videos"][0]["createdAt"] == videos[1].created_at.isoformat().replace("+00:00", "Z")
