@@ -49,3 +49,31 @@ def test_one_redis_client_serves_every_call(backend):
     assert backend._cache.get_client() is client
     assert backend._cache.get_client(write=True) is client
     assert backend.get("counter") == 2
+
+
+def test_a_hit_window_counts_hits_up_to_its_limit_and_forgets_old_ones(backend):
+    # given a window of 60 seconds holding 3 hits, two of them at the same moment
+    key = f"window-{uuid.uuid4().hex}"
+    first = backend.hit_window(key, now=1000.0, seconds=60, limit=3)
+    second = backend.hit_window(key, now=1010.0, seconds=60, limit=3)
+    third = backend.hit_window(key, now=1010.0, seconds=60, limit=3)
+
+    # when a fourth hit comes within the window, and a fifth once the first has left it
+    fourth = backend.hit_window(key, now=1030.0, seconds=60, limit=3)
+    fifth = backend.hit_window(key, now=1060.5, seconds=60, limit=3)
+
+    # then the first three are counted, the fourth is refused with the oldest hit's time,
+    # and the fifth is counted beside the two still in the window
+    assert [(hit.allowed, hit.count) for hit in (first, second, third)] == [
+        (True, 1),
+        (True, 2),
+        (True, 3),
+    ]
+    assert (fourth.allowed, fourth.count, fourth.oldest) == (False, 3, 1000.0)
+    assert (fifth.allowed, fifth.count, fifth.oldest) == (True, 3, None)
+    # and the window lives in Redis as a sorted set that expires with the window
+    client = backend._cache.get_client(write=True)
+    stored = backend.make_and_validate_key(key)
+    assert client.type(stored) == b"zset"
+    assert 0 < client.pttl(stored) <= 60_000
+    client.delete(stored)
