@@ -1,11 +1,14 @@
 """Database work per request: list pages and the detail cost a fixed, small number of queries."""
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from config.api.pagination import count_statement, matches_statement
+from listings import selectors
 from listings.filters import PropertyFilter
-from listings.models import Property, PropertyStatus, PropertyType
+from listings.models import Property, PropertyStatus, PropertyType, TransactionType
 from tests.factories import (
     ImageFactory,
     ListingFactory,
@@ -144,6 +147,33 @@ def test_q_filter_uses_the_full_text_gin_index():
     # then
     assert "listings_prop_search_doc_idx" in plan, plan
     assert searched.count() == 5
+
+
+@pytest.mark.postgres_only
+def test_a_count_of_a_kind_a_transaction_and_bedrooms_seeks_them_in_their_index():
+    # given public flats and houses to rent and for sale, of one to five bedrooms
+    for bedrooms in range(1, 6):
+        for kind in (PropertyType.APARTMENT, PropertyType.HOUSE):
+            for transaction in (TransactionType.RENT, TransactionType.SALE):
+                listing = ListingFactory(transaction_type=transaction)
+                TypeSpecificRecordFactory(property=listing, kind=kind, bedrooms=bedrooms)
+    public = selectors.property_visible_to(viewer=AnonymousUser())
+    query = {"type": "apartment", "transactionType": "RENT", "minBedrooms": "3"}
+    searched = PropertyFilter(query, queryset=public).qs
+    statement = count_statement(matches_statement(searched), 10_001)
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+
+        # when the search's count is planned
+        cursor.execute(f"EXPLAIN {statement[0]}", statement[1])
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+        cursor.execute(*statement)
+        count = cursor.fetchone()[0]
+
+    # then the index leading with kind, transaction and bedrooms answers it from its entries
+    assert "Index Only Scan using listings_prop_pub_kind_bed_idx" in plan, plan
+    assert "bedrooms >= " in plan.split("Index Cond:")[1].split("\n")[0], plan
+    assert count == 3
 
 
 @pytest.mark.postgres_only
