@@ -150,7 +150,7 @@ def test_q_filter_uses_the_full_text_gin_index():
 
 
 @pytest.mark.postgres_only
-def test_a_count_of_a_kind_a_transaction_and_bedrooms_seeks_them_in_their_index():
+def test_a_count_of_a_kind_a_transaction_and_bedrooms_can_seek_them_in_one_index():
     # given public flats and houses to rent and for sale, of one to five bedrooms
     for bedrooms in range(1, 6):
         for kind in (PropertyType.APARTMENT, PropertyType.HOUSE):
@@ -162,6 +162,16 @@ def test_a_count_of_a_kind_a_transaction_and_bedrooms_seeks_them_in_their_index(
     searched = PropertyFilter(query, queryset=public).qs
     statement = count_statement(matches_statement(searched), 10_001)
     with connection.cursor() as cursor:
+        # On a few rows the planner's costs of the indexes that hold the three columns
+        # further along are a tie (at 1,000,000 listings this one is chosen, 15.9 to 3.9
+        # ms: docs/performance.md); so the others go, inside this test's transaction.
+        cursor.execute(
+            "SELECT indexname FROM pg_indexes WHERE tablename = 'listings_property'"
+            " AND indexname <> 'listings_prop_pub_kind_bed_idx'"
+            " AND indexdef NOT LIKE 'CREATE UNIQUE INDEX%%'"
+        )
+        for (name,) in cursor.fetchall():
+            cursor.execute(f'DROP INDEX "{name}"')
         cursor.execute("SET LOCAL enable_seqscan = off")
 
         # when the search's count is planned
@@ -170,9 +180,12 @@ def test_a_count_of_a_kind_a_transaction_and_bedrooms_seeks_them_in_their_index(
         cursor.execute(*statement)
         count = cursor.fetchone()[0]
 
-    # then the index leading with kind, transaction and bedrooms answers it from its entries
+    # then the index answers it alone, seeking kind, transaction and bedrooms in its order
     assert "Index Only Scan using listings_prop_pub_kind_bed_idx" in plan, plan
-    assert "bedrooms >= " in plan.split("Index Cond:")[1].split("\n")[0], plan
+    condition = plan.split("Index Cond: ")[1].split("\n")[0]
+    assert condition == (
+        "((kind = 'apartment'::text) AND (transaction_type = 'RENT'::text) AND (bedrooms >= 3))"
+    ), plan
     assert count == 3
 
 
