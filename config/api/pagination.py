@@ -1,6 +1,5 @@
 """Page/limit pagination with strict parameters (D8) and the interface's envelopes."""
 
-import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -235,8 +234,9 @@ def capped_count(
             cursor.execute(count_sql, params)
             return CappedCount(cursor.fetchone()[0])
     setting = [str(timeout_ms), queryset.model._meta.db_table]
+    nested = connection.in_atomic_block
     try:
-        if not connection.in_atomic_block and _sends_several_statements(connection):
+        if not nested and _sends_several_statements(connection):
             with connection.cursor() as cursor:
                 cursor.execute(f"{_SET_TIMEOUT}; {count_sql}", (*setting, *params))
                 _previous, _timeout, table_rows = cursor.fetchone()
@@ -247,8 +247,10 @@ def capped_count(
             previous, _timeout, table_rows = cursor.fetchone()
             cursor.execute(count_sql, params)
             count = cursor.fetchone()[0]
-            # Inside an outer transaction the timeout would outlive the count.
-            cursor.execute("SELECT set_config('statement_timeout', %s, true)", [previous])
+            # Inside an outer transaction the timeout would outlive the count; a transaction
+            # of its own ends it.
+            if nested:
+                cursor.execute("SELECT set_config('statement_timeout', %s, true)", [previous])
             return CappedCount(count, table_rows)
     except OperationalError as error:
         if getattr(error.__cause__, "sqlstate", None) == QUERY_CANCELED:
@@ -289,10 +291,9 @@ def estimated_count(queryset: QuerySet, matches: MatchesStatement | None = None)
         return None
     matches = matches or matches_statement(queryset)
     with connection.cursor() as cursor:
+        # EXPLAIN's JSON comes back as a json column, which psycopg reads into lists.
         cursor.execute(f"EXPLAIN (FORMAT JSON) {matches.sql}", matches.params)
         plan = cursor.fetchone()[0]
-    if isinstance(plan, str):
-        plan = json.loads(plan)
     return int(plan[0]["Plan"]["Plan Rows"])
 
 
