@@ -89,6 +89,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         "max_size": env.int("DATABASE_POOL_MAX_SIZE", default=10),
         "timeout": env.int("DATABASE_POOL_TIMEOUT", default=10),
     }
+    # psycopg prepares a statement on its first run, but only those bound on the server:
+    # the kept statements of config.statements. Django's cursors bind on the client and are
+    # never prepared. Off for poolers that cannot keep prepared statements.
+    if env.bool("DATABASE_PREPARED_STATEMENTS", default=True):
+        DATABASES["default"]["OPTIONS"]["prepare_threshold"] = 0
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL and IMMEDIATE transactions let the web server and the worker share the file.
     DATABASES["default"].setdefault("OPTIONS", {})

@@ -222,3 +222,26 @@ def test_on_postgresql_a_page_is_two_queries_and_a_detail_one(clients):
     assert [image["id"] for image in body["images"]] == [photo.id for photo in by_position]
     assert [video["id"] for video in body["videos"]] == [videos[1].id, videos[0].id]
     assert body["videos"][0]["createdAt"] == videos[1].created_at.isoformat().replace("+00:00", "Z")
+
+
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_on_postgresql_visitors_details_share_one_prepared_statement(clients):
+    # given listings
+    listings = ListingFactory.create_batch(3)
+
+    # when visitors and customers read their details
+    for listing in listings:
+        for viewer in ("anonymous", "customer"):
+            response = clients[viewer].get(property_url(listing.id))
+            assert response.status_code == 200
+            assert response.json()["id"] == listing.id
+
+    # then every read ran the one statement the connection prepared for them
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT generic_plans + custom_plans FROM pg_prepared_statements"
+            " WHERE statement LIKE %s",
+            ['SELECT "listings_property"."id"%'],
+        )
+        assert cursor.fetchall() == [(6,)]

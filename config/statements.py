@@ -1,0 +1,91 @@
+"""Reads of a fixed shape: compiled once per process, planned once per database connection.
+
+A listing's detail is one statement whose text never changes, only the listing's id. Yet
+each request built it anew (about 2 ms of the ORM's time for its forty columns, joins and
+gallery subqueries) and PostgreSQL planned it anew (about 3 ms on the benchmark's machine,
+where it executes in 0.2 ms: five joined tables, and the listing table's many indexes to
+consider; docs/performance.md). `KeptStatement` compiles such a queryset once, with a
+stand-in for the value that changes, and runs it through a cursor that binds its
+parameters on the server, so that psycopg prepares it on each connection and PostgreSQL
+reuses its plan.
+
+Every other statement of the project keeps Django's default, parameters bound on the client
+(psycopg never prepares those), whose plans follow each search's values: a generic plan
+is right for a lookup by primary key and wrong for a price range. DATABASE_PREPARED_
+STATEMENTS=false (settings) turns preparing off for poolers that cannot keep prepared
+statements (PgBouncer before 1.21 in transaction mode); the statement is still compiled
+once.
+"""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from django.db import connections
+from django.db.models import QuerySet
+
+
+@contextmanager
+def server_bound_cursor(alias: str) -> Iterator[Any]:
+    """A cursor of connection `alias` whose statements psycopg may prepare (PostgreSQL; a
+    plain cursor elsewhere), wrapped like Django's own: its queries are logged and counted,
+    its errors are Django's."""
+    connection = connections[alias]
+    if connection.vendor != "postgresql":
+        with connection.cursor() as cursor:
+            yield cursor
+        return
+    # Imported here: the module needs psycopg, which SQLite-only installations may lack.
+    from django.db.backends.postgresql.base import TIMESTAMPTZ_OID, ServerBindingCursor
+    from django.db.backends.postgresql.psycopg_any import register_tzloader
+    from psycopg.pq import Format
+
+    # What connection.cursor() does before it wraps a cursor (BaseDatabaseWrapper._cursor).
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    with connection.wrap_database_errors:
+        cursor = ServerBindingCursor(connection.connection)
+        loader = connection.connection.adapters.get_loader(TIMESTAMPTZ_OID, Format.TEXT)
+        if connection.timezone != loader.timezone:
+            register_tzloader(connection.timezone, cursor)
+    connection.validate_thread_sharing()
+    if connection.queries_logged:
+        wrapped = connection.make_debug_cursor(cursor)
+    else:
+        wrapped = connection.make_cursor(cursor)
+    with wrapped:
+        yield wrapped
+
+
+class KeptStatement:
+    """A values() queryset compiled once, whose one changing value is passed to `rows()`.
+
+    `queryset` is built with `stand_in` (a value no other parameter has) where the real
+    value goes; compiling it gives the SQL, the parameters, and the position of the stand-in
+    among them. Rows come back as values() gives them: dicts by the queryset's names, with
+    the fields' conversions from the database applied.
+    """
+
+    def __init__(self, queryset: QuerySet, *, stand_in: str):
+        query = queryset.query
+        self.alias = queryset.db
+        # Kept for converting the rows' values, which reads nothing of the connection it
+        # was made with: any thread may use it.
+        self.compiler = query.get_compiler(self.alias)
+        self.sql, params = self.compiler.as_sql()
+        self.params = list(params)
+        if self.params.count(stand_in) != 1:
+            raise ValueError(f"The stand-in must be exactly one of the parameters: {params}")
+        self.slot = self.params.index(stand_in)
+        self.names = [*query.extra_select, *query.values_select, *query.annotation_select]
+
+    def rows(self, value: Any) -> list[dict]:
+        """The statement's rows with `value` in place of the stand-in."""
+        params = self.params.copy()
+        params[self.slot] = value
+        with server_bound_cursor(self.alias) as cursor:
+            cursor.execute(self.sql, params)
+            fetched = cursor.fetchall()
+        return [
+            dict(zip(self.names, row, strict=True)) for row in self.compiler.results_iter([fetched])
+        ]
