@@ -26,35 +26,30 @@ from django.db.models import QuerySet
 
 
 @contextmanager
-def server_bound_cursor(alias: str) -> Iterator[Any]:
-    """A cursor of connection `alias` whose statements psycopg may prepare (PostgreSQL; a
-    plain cursor elsewhere), wrapped like Django's own: its queries are logged and counted,
-    its errors are Django's."""
+def server_bound(alias: str) -> Iterator[None]:
+    """Inside, the cursors that connection `alias` opens bind their parameters on the server,
+    so psycopg prepares their statements and PostgreSQL plans each once per connection
+    (nothing changes elsewhere).
+
+    For statements whose text is the same at every run and whose best plan does not depend
+    on the values: a lookup by a key, a user's own rows. Cursors are Django's, so queries
+    are logged, counted and their errors wrapped as usual.
+    """
     connection = connections[alias]
     if connection.vendor != "postgresql":
-        with connection.cursor() as cursor:
-            yield cursor
+        yield
         return
     # Imported here: the module needs psycopg, which SQLite-only installations may lack.
-    from django.db.backends.postgresql.base import TIMESTAMPTZ_OID, ServerBindingCursor
-    from django.db.backends.postgresql.psycopg_any import register_tzloader
-    from psycopg.pq import Format
+    from django.db.backends.postgresql.base import ServerBindingCursor
 
-    # What connection.cursor() does before it wraps a cursor (BaseDatabaseWrapper._cursor).
-    connection.close_if_health_check_failed()
     connection.ensure_connection()
-    with connection.wrap_database_errors:
-        cursor = ServerBindingCursor(connection.connection)
-        loader = connection.connection.adapters.get_loader(TIMESTAMPTZ_OID, Format.TEXT)
-        if connection.timezone != loader.timezone:
-            register_tzloader(connection.timezone, cursor)
-    connection.validate_thread_sharing()
-    if connection.queries_logged:
-        wrapped = connection.make_debug_cursor(cursor)
-    else:
-        wrapped = connection.make_cursor(cursor)
-    with wrapped:
-        yield wrapped
+    psycopg_connection = connection.connection
+    previous = psycopg_connection.cursor_factory
+    psycopg_connection.cursor_factory = ServerBindingCursor
+    try:
+        yield
+    finally:
+        psycopg_connection.cursor_factory = previous
 
 
 class KeptStatement:
@@ -83,7 +78,7 @@ class KeptStatement:
         """The statement's rows with `value` in place of the stand-in."""
         params = self.params.copy()
         params[self.slot] = value
-        with server_bound_cursor(self.alias) as cursor:
+        with server_bound(self.alias), connections[self.alias].cursor() as cursor:
             cursor.execute(self.sql, params)
             fetched = cursor.fetchall()
         return [

@@ -62,3 +62,34 @@ def test_an_admin_listing_another_user_costs_the_same(
     # then
     assert queries_for_one <= MAX_QUERIES
     assert len(response.json()) == 30
+
+
+def prepared_runs(table: str) -> list[int]:
+    """How many times each statement prepared on this connection that reads `table` ran."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT generic_plans + custom_plans FROM pg_prepared_statements"
+            " WHERE statement LIKE %s ORDER BY 1",
+            [f'SELECT "{table}".%'],
+        )
+        return [runs for (runs,) in cursor.fetchall()]
+
+
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_on_postgresql_the_token_and_the_favorites_are_read_by_prepared_statements(
+    customer_client, other_customer_client, customer, other_customer
+):
+    # given two customers with favorites
+    save_favorites(customer, 2)
+    save_favorites(other_customer, 3)
+
+    # when each lists them twice
+    for client in (customer_client, other_customer_client) * 2:
+        response = client.get(FAVORITES_URL)
+        assert response.status_code == 200
+
+    # then the token lookup and the favorites each ran as one statement prepared once
+    assert prepared_runs("accounts_accesstoken") == [4]
+    assert prepared_runs("favorites_favorite") == [4]
+    assert len(response.json()) == 3
