@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from django.contrib.postgres.expressions import ArraySubquery
 from django.db import connections
-from django.db.models import F, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import F, Lookup, OuterRef, Prefetch, Q, QuerySet
 from django.db.models.functions import JSONArray
 
 from accounts.models import Owner, User, UserType
@@ -112,17 +112,57 @@ def _list_rows(galleries: bool) -> QuerySet[Property]:
     return Property.objects.values(*LIST_COLUMNS, **_list_columns(galleries))
 
 
+class _AnyOf(Lookup):
+    """`column = ANY(array)`: a list of any length as one parameter, so the statement's text
+    stays the same whatever the page's size (IN (...) has a placeholder per value)."""
+
+    lookup_name = "any_of"
+    prepare_rhs = False
+
+    def as_sql(self, compiler, connection):
+        column, column_params = self.process_lhs(compiler, connection)
+        array, array_params = self.process_rhs(compiler, connection)
+        return f"{column} = ANY({array})", [*column_params, *array_params]
+
+
+# Where the page's ids go in the kept statement of list rows.
+_PAGE_IDS = ["page ids stand-in"]
+
+
+@functools.cache
+def _list_rows_statement() -> KeptStatement:
+    """List rows with their photos by their ids, compiled once and prepared on each
+    connection (config.statements; PostgreSQL): planning its join and the photos' subquery
+    cost more than running it, and compiling it more than the rest of the page's ORM work."""
+    listings = _list_rows(True).filter(_AnyOf(F("pk"), _PAGE_IDS)).order_by()
+    return KeptStatement(listings, stand_in=_PAGE_IDS)
+
+
+def _rows_in_order(ids: list[str], *, galleries: bool) -> list[dict]:
+    """The list rows of these listings, in the order of `ids`: one statement (none for no
+    id), kept and prepared on PostgreSQL."""
+    if not ids:
+        return []
+    if galleries:
+        rows = _list_rows_statement().rows(ids)
+    else:
+        rows = list(_list_rows(galleries).filter(pk__in=ids).order_by())
+    by_id = {row["id"]: row for row in rows}
+    return [by_id[listing_id] for listing_id in ids]
+
+
 def _page_rows(
     listings: QuerySet[Property], *, offset: int, limit: int, galleries: bool
-) -> QuerySet[Property]:
+) -> list[dict]:
     """The page's listings as list rows, found by their ids first when the order allows it.
 
     OFFSET reads and throws away every row before the page, joined and whole: a page 800
     deep joined 8,000 records (0.6 s at 1,000,000 listings). Picking the page's ids first
     reads only what the filters and the order need, often from an index alone, and the
-    rows of the page are read afterwards (a "deferred join"). An order on an alias (the
-    relevance rank of a text search) cannot be repeated outside its query: such pages are
-    read as they are.
+    rows of the page are read afterwards by their ids (a "deferred join", in two
+    statements: the second is always the same, so it is compiled once and prepared). An
+    order on an alias (the relevance rank of a text search) cannot be repeated outside its
+    query: such pages are read as they are.
     """
     concrete = {field.name for field in listings.model._meta.concrete_fields}
     order = listings.query.order_by
@@ -131,21 +171,21 @@ def _page_rows(
     )
     if not repeatable:
         page = listings[offset : offset + limit]
-        return page.values(*LIST_COLUMNS, **_list_columns(galleries))
-    page = listings.values("pk")[offset : offset + limit]
-    return _list_rows(galleries).filter(pk__in=page).order_by(*order)
+        return list(page.values(*LIST_COLUMNS, **_list_columns(galleries)))
+    ids = list(listings.values_list("pk", flat=True)[offset : offset + limit])
+    return _rows_in_order(ids, galleries=galleries)
 
 
 def property_list_page(listings: QuerySet[Property], *, offset: int, limit: int) -> list[dict]:
     """One page of listings as plain rows, each with `images` [(id, file name)] in gallery order.
 
-    One query on PostgreSQL, the photos read with the rows; two elsewhere (the rows, then
-    the photos of the page); whatever the page size. No model instances are built: a list
-    page is the API's hottest read, and rows shaped by listings.api.serializers.
+    On PostgreSQL the page's ids, then its rows with their photos; elsewhere the photos
+    take a query of their own; whatever the page size. No model instances are built: a
+    list page is the API's hottest read, and rows shaped by listings.api.serializers.
     property_list_items cost a fraction of model serializers (docs/performance.md).
     """
     galleries = _galleries_in_row(listings.db)
-    rows = list(_page_rows(listings, offset=offset, limit=limit, galleries=galleries))
+    rows = _page_rows(listings, offset=offset, limit=limit, galleries=galleries)
     if galleries:
         for row in rows:
             row["images"] = [tuple(entry) for entry in row.pop("photo_entries")]

@@ -6,11 +6,14 @@ from django.test.utils import CaptureQueriesContext
 
 from tests.factories import FavoriteFactory, ImageFactory, ListingFactory
 from tests.favorites.support import FAVORITES_URL
+from tests.prepared import prepared_runs, runs_since
 
 pytestmark = pytest.mark.django_db
 
 # One to authenticate the token, then at most three: favorites with listings, photos.
 MAX_QUERIES = 1 + 3
+# The tables of the token lookup and of the favorites, read by statements prepared once.
+TABLES = ("accounts_accesstoken", "favorites_favorite")
 
 
 def save_favorites(user, count: int) -> None:
@@ -64,17 +67,6 @@ def test_an_admin_listing_another_user_costs_the_same(
     assert len(response.json()) == 30
 
 
-def prepared_runs(table: str) -> list[int]:
-    """How many times each statement prepared on this connection that reads `table` ran."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT generic_plans + custom_plans FROM pg_prepared_statements"
-            " WHERE statement LIKE %s ORDER BY 1",
-            [f'SELECT "{table}".%'],
-        )
-        return [runs for (runs,) in cursor.fetchall()]
-
-
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_on_postgresql_the_token_and_the_favorites_are_read_by_prepared_statements(
@@ -83,6 +75,7 @@ def test_on_postgresql_the_token_and_the_favorites_are_read_by_prepared_statemen
     # given two customers with favorites
     save_favorites(customer, 2)
     save_favorites(other_customer, 3)
+    before = {table: prepared_runs(f'SELECT "{table}".%') for table in TABLES}
 
     # when each lists them twice
     for client in (customer_client, other_customer_client) * 2:
@@ -90,6 +83,6 @@ def test_on_postgresql_the_token_and_the_favorites_are_read_by_prepared_statemen
         assert response.status_code == 200
 
     # then the token lookup and the favorites each ran as one statement prepared once
-    assert prepared_runs("accounts_accesstoken") == [4]
-    assert prepared_runs("favorites_favorite") == [4]
+    for table in TABLES:
+        assert list(runs_since(before[table], f'SELECT "{table}".%').values()) == [4]
     assert len(response.json()) == 3

@@ -15,13 +15,19 @@ from tests.factories import (
     TypeSpecificRecordFactory,
     VideoFactory,
 )
+from tests.prepared import prepared_runs, runs_since
 from tests.properties.support import PROPERTIES_URL, property_url
 
 pytestmark = pytest.mark.django_db
 
+# The kept statements of the detail and of the list's rows, as pg_prepared_statements shows them.
+DETAIL_STATEMENT = '%"listings_property"."id" = $3) LIMIT 1'
+ROWS_STATEMENT = '%"listings_property"."id" = ANY($1)'
+
 # A list page: the count (on PostgreSQL inside a savepoint with its own statement timeout:
 # savepoint, set, count, reset, release; past the exact limit, the planner's estimate),
-# the page and its photos.
+# the page's ids, then their rows (with their photos on PostgreSQL; elsewhere the photos
+# take one more).
 MAX_QUERIES = 8
 
 
@@ -191,7 +197,7 @@ def test_a_count_of_a_kind_a_transaction_and_bedrooms_can_seek_them_in_one_index
 
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
-def test_on_postgresql_a_page_is_two_queries_and_a_detail_one(clients):
+def test_on_postgresql_a_page_is_three_queries_and_a_detail_one(clients):
     # given listings with photos and videos, and no transaction open (as a web request runs)
     listing = ListingFactory()
     TypeSpecificRecordFactory(property=listing, kind=PropertyType.HOUSE)
@@ -207,10 +213,10 @@ def test_on_postgresql_a_page_is_two_queries_and_a_detail_one(clients):
     with CaptureQueriesContext(connection) as detail_queries:
         detail = clients["anonymous"].get(property_url(listing.id))
 
-    # then the page is its count and its rows with their photos; the detail is one query
-    # holding the photos and videos, in gallery order
+    # then the page is its count, its ids and their rows with their photos; the detail is
+    # one query holding the photos and videos, in gallery order
     assert (page.status_code, detail.status_code) == (200, 200)
-    assert len(page_queries) == 2, [query["sql"][:80] for query in page_queries]
+    assert len(page_queries) == 3, [query["sql"][:80] for query in page_queries]
     assert len(detail_queries) == 1, [query["sql"][:80] for query in detail_queries]
     items = {item["id"]: item for item in page.json()["properties"]}
     assert len(items) == 4
@@ -229,6 +235,7 @@ def test_on_postgresql_a_page_is_two_queries_and_a_detail_one(clients):
 def test_on_postgresql_visitors_details_share_one_prepared_statement(clients):
     # given listings
     listings = ListingFactory.create_batch(3)
+    before = prepared_runs(DETAIL_STATEMENT)
 
     # when visitors and customers read their details
     for listing in listings:
@@ -238,10 +245,27 @@ def test_on_postgresql_visitors_details_share_one_prepared_statement(clients):
             assert response.json()["id"] == listing.id
 
     # then every read ran the one statement the connection prepared for them
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT generic_plans + custom_plans FROM pg_prepared_statements"
-            " WHERE statement LIKE %s",
-            ['SELECT "listings_property"."id"%'],
-        )
-        assert cursor.fetchall() == [(6,)]
+    assert list(runs_since(before, DETAIL_STATEMENT).values()) == [6]
+
+
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_on_postgresql_pages_of_any_search_share_one_prepared_statement_of_rows(clients):
+    # given listings of two kinds with photos
+    for kind in (PropertyType.HOUSE, PropertyType.APARTMENT):
+        for _ in range(3):
+            listing = ListingFactory()
+            TypeSpecificRecordFactory(property=listing, kind=kind)
+            ImageFactory(property=listing)
+
+    before = prepared_runs(ROWS_STATEMENT)
+
+    # when visitors read pages of different searches, sizes and orders
+    searches = [{}, {"type": "house"}, {"limit": 2, "page": 2}, {"sort": "price"}]
+    for parameters in searches:
+        response = clients["anonymous"].get(PROPERTIES_URL, parameters)
+        assert response.status_code == 200
+        assert response.json()["properties"]
+
+    # then each page's rows were read by the one statement prepared for them
+    assert list(runs_since(before, ROWS_STATEMENT).values()) == [4]
