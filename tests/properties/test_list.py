@@ -433,6 +433,29 @@ def test_outside_a_transaction_the_counts_timeout_ends_with_the_count():
 
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
+def test_a_timeout_firing_as_a_count_ends_never_cancels_the_next_statement():
+    # given counts whose work ranges around their 1 ms limit (a series of 400 to 16,000
+    # numbers counted for the one listing), so that the timeout fires now during one, now
+    # just as it ends
+    ListingFactory()
+    outcomes = {"counted": 0, "given up": 0}
+
+    # when each is counted, followed by a read on the same connection
+    for attempt in range(600):
+        numbers = 400 * (1 + attempt % 40)
+        work = f"(SELECT count(*) FROM generate_series(1, {numbers})) > 0"
+        counted = capped_count(Property.objects.extra(where=[work]), 10, timeout_ms=1)
+        outcomes["counted" if counted.matches == 1 else "given up"] += 1
+        assert not Property.objects.filter(pk="no-such-listing").exists()
+
+    # then no read was cancelled by a count's timeout (each would have raised), and the
+    # counts were as the limit made them: the short ones finished, the long ones given up
+    assert outcomes["counted"] > 0
+    assert outcomes["given up"] > 0
+
+
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
 def test_outside_a_transaction_a_timed_count_is_one_statement_to_the_database():
     # given listings, and no transaction open (as a web request runs)
     ListingFactory.create_batch(3)
