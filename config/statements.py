@@ -5,16 +5,16 @@ each request built it anew (about 2 ms of the ORM's time for its forty columns, 
 gallery subqueries) and PostgreSQL planned it anew (about 3 ms on the benchmark's machine,
 where it executes in 0.2 ms: five joined tables, and the listing table's many indexes to
 consider; docs/performance.md). `KeptStatement` compiles such a queryset once, with a
-stand-in for the value that changes, and runs it through a cursor that binds its
-parameters on the server, so that psycopg prepares it on each connection and PostgreSQL
-reuses its plan.
+stand-in for the value that changes, and runs it inside `server_bound`, where the
+connection's cursors bind parameters on the server, so that psycopg prepares the statement
+on each connection and PostgreSQL reuses its plan. `server_bound` alone serves ORM reads
+whose text is fixed but which are cheap to compile (the token lookup, a user's favorites).
 
 Every other statement of the project keeps Django's default, parameters bound on the client
-(psycopg never prepares those), whose plans follow each search's values: a generic plan
-is right for a lookup by primary key and wrong for a price range. DATABASE_PREPARED_
-STATEMENTS=false (settings) turns preparing off for poolers that cannot keep prepared
-statements (PgBouncer before 1.21 in transaction mode); the statement is still compiled
-once.
+(psycopg never prepares those), whose plans follow each search's values: a generic plan is
+right for a lookup by primary key and wrong for a price range. DATABASE_PREPARED_STATEMENTS
+=false (settings) turns preparing off for poolers that cannot keep prepared statements
+(PgBouncer before 1.21 in transaction mode); kept statements are still compiled once.
 """
 
 from collections.abc import Iterator
