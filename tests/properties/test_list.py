@@ -443,8 +443,10 @@ def test_a_timeout_firing_as_a_count_ends_never_cancels_the_next_statement():
     # when each is counted, followed by a read on the same connection
     for attempt in range(600):
         numbers = 400 * (1 + attempt % 40)
-        work = f"(SELECT count(*) FROM generate_series(1, {numbers})) > 0"
-        counted = capped_count(Property.objects.extra(where=[work]), 10, timeout_ms=1)
+        work = Property.objects.extra(
+            where=["(SELECT count(*) FROM generate_series(1, %s)) > 0"], params=[numbers]
+        )
+        counted = capped_count(work, 10, timeout_ms=1)
         outcomes["counted" if counted.matches == 1 else "given up"] += 1
         assert not Property.objects.filter(pk="no-such-listing").exists()
 
