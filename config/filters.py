@@ -14,6 +14,7 @@ alone, so:
 import copy
 
 import django_filters
+from django_filters.rest_framework import DjangoFilterBackend
 
 
 class SharedFilterDeclarations(dict):
@@ -65,3 +66,13 @@ class FilterSet(django_filters.FilterSet):
             form_class.base_fields = SharedFields(form_class.base_fields)
             filterset_class._form_class = form_class
         return filterset_class._form_class
+
+
+class FilterBackend(DjangoFilterBackend):
+    """django-filter's DRF backend, which also leaves the filterset it used on the view
+    (`view.filterset`), so that the view can ask it what it filtered on."""
+
+    def get_filterset(self, request, queryset, view):
+        filterset = super().get_filterset(request, queryset, view)
+        view.filterset = filterset
+        return filterset

@@ -12,6 +12,7 @@ from django.db.models.functions import ASin, Cos, Lower, Power, Radians, Sin, Sq
 from drf_spectacular.utils import extend_schema_field
 
 from config.filters import FilterSet
+from listings.groups import GroupedSearch
 from listings.models import (
     SEARCH_CONFIG,
     SEARCH_FIELDS,
@@ -34,6 +35,10 @@ SORTS = {
     "-area": ("-area", "-id"),
 }
 DEFAULT_ORDER = ("-created_at", "-id")
+# The filters whose matches listings.groups can count (PropertyFilter.grouped_search).
+GROUPED_FILTERS = frozenset(
+    ("type", "transactionType", "municipality", "categoryId", "minBedrooms", "minPrice", "maxPrice")
+)
 
 
 def web_search(text: str) -> SearchQuery:
@@ -178,6 +183,27 @@ class PropertyFilter(FilterSet):
         model = Property
         fields: list[str] = []
         form = PropertyFilterForm
+
+    def grouped_search(self) -> GroupedSearch | None:
+        """The search as listings.groups counts it, or None when it filters on anything the
+        groups do not hold (only for a valid filterset; `sort` orders, it does not filter)."""
+        data = self.form.cleaned_data
+        if any(
+            value not in (None, "", [])
+            for name, value in data.items()
+            if name not in GROUPED_FILTERS and name != "sort"
+        ):
+            return None
+        bedrooms = data.get("minBedrooms")
+        return GroupedSearch(
+            transaction_type=data.get("transactionType") or None,
+            kind=data.get("type") or None,
+            municipality=(data.get("municipality") or "").strip().lower() or None,
+            category_id=data.get("categoryId") or None,
+            min_bedrooms=int(bedrooms) if bedrooms is not None else None,
+            min_price=data.get("minPrice"),
+            max_price=data.get("maxPrice"),
+        )
 
     def filter_municipality(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
         # lower(municipality) = lower(value): served by the lower(municipality) index.

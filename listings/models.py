@@ -308,6 +308,38 @@ class Property(TimestampedModel):
             return None
 
 
+class PublicListingGroup(models.Model):
+    """How many public listings share one combination of the values that public searches
+    match exactly, so that a search's count can be added up from a few groups instead of
+    read from its matches (listings.groups, docs/performance.md).
+
+    Kept by PostgreSQL itself: triggers on the listings table add every written listing's
+    change in the same statement, whichever way it is written (services, the admin's bulk
+    actions, the bulk seeder's COPY). A town, a category or a bedroom count is also kept
+    as "any" ("" or -1), so that a search without that filter reads a few groups, not one
+    per town. Unused on other databases, where it stays empty.
+    """
+
+    pk = models.CompositePrimaryKey(
+        "municipality_key", "category_key", "bedrooms_key", "transaction_type", "kind", "price_band"
+    )
+    # LOWER(municipality), as the municipality filter compares it; "" for any town.
+    municipality_key = models.CharField(max_length=120)
+    # The category's id; "" for any category.
+    category_key = models.CharField(max_length=25)
+    # The bedrooms; -2 for listings without (not a house or a flat), -1 for any.
+    bedrooms_key = models.IntegerField()
+    transaction_type = models.CharField(max_length=4)
+    # "" for a listing without its type-specific record yet.
+    kind = models.CharField(max_length=11)
+    # The price's band among listings.groups.PRICE_BAND_EDGES (width_bucket).
+    price_band = models.SmallIntegerField()
+    listings = models.IntegerField()
+
+    def __str__(self) -> str:
+        return f"{self.pk}: {self.listings}"
+
+
 class ModerationLog(models.Model):
     """One status change of a listing: who made it, when, from which status to which, and why.
 

@@ -227,13 +227,7 @@ def capped_count(
 
     `statement` is count_statement(...) of the queryset when the caller made it already.
     With `timeout_ms` on PostgreSQL, a count that takes longer is given up (None), and the
-    table's estimated size is read with it. Outside a transaction (a web request), the
-    timeout and the count go as one query string, which PostgreSQL runs as one implicit
-    transaction: the timeout ends with it, and it costs one round trip instead of four
-    (BEGIN, timeout, count, COMMIT); a last statement in it takes a cancellation left
-    pending by a timeout that fired as the count ended (_TIMEOUT_OFF). Inside a transaction,
-    the count runs in a savepoint that a cancellation rolls back, and the timeout is put
-    back afterwards.
+    table's estimated size is read with it (first_row_within).
     """
     count_sql, params = statement or count_statement(matches_statement(queryset), cap)
     connection = connections[queryset.db]
@@ -241,29 +235,69 @@ def capped_count(
         with connection.cursor() as cursor:
             cursor.execute(count_sql, params)
             return CappedCount(cursor.fetchone()[0])
+    row, table_rows = first_row_within(queryset, count_sql, params, timeout_ms=timeout_ms)
+    return CappedCount(None if row is None else row[0], table_rows)
+
+
+def first_row_within(
+    queryset: QuerySet, sql: str, params: Sequence, *, timeout_ms: int
+) -> tuple[tuple | None, int | None]:
+    """The first row of a statement given `timeout_ms` to run (PostgreSQL), or None when it
+    took longer and was given up; and the estimated size of the queryset's table, read
+    with it.
+
+    Outside a transaction (a web request), the timeout and the statement go as one query
+    string, which PostgreSQL runs as one implicit transaction: the timeout ends with it, and
+    it costs one round trip instead of four (BEGIN, timeout, statement, COMMIT); a last
+    statement in it takes a cancellation left pending by a timeout that fired as the
+    statement ended (_TIMEOUT_OFF). Inside a transaction, the statement runs in a savepoint
+    that a cancellation rolls back, and the timeout is put back afterwards.
+    """
+    connection = connections[queryset.db]
     setting = [str(timeout_ms), queryset.model._meta.db_table]
     nested = connection.in_atomic_block
     try:
         if not nested and _sends_several_statements(connection):
             with connection.cursor() as cursor:
-                cursor.execute(f"{_SET_TIMEOUT}; {count_sql}; {_TIMEOUT_OFF}", (*setting, *params))
+                cursor.execute(f"{_SET_TIMEOUT}; {sql}; {_TIMEOUT_OFF}", (*setting, *params))
                 _previous, _timeout, table_rows = cursor.fetchone()
                 cursor.nextset()
-                return CappedCount(cursor.fetchone()[0], table_rows)
+                return cursor.fetchone(), table_rows
         with transaction.atomic(using=queryset.db), connection.cursor() as cursor:
             cursor.execute(_SET_TIMEOUT, setting)
             previous, _timeout, table_rows = cursor.fetchone()
-            cursor.execute(count_sql, params)
-            count = cursor.fetchone()[0]
-            # Inside an outer transaction the timeout would outlive the count; a transaction
-            # of its own ends it.
+            cursor.execute(sql, params)
+            row = cursor.fetchone()
+            # Inside an outer transaction the timeout would outlive the statement; a
+            # transaction of its own ends it.
             if nested:
                 cursor.execute("SELECT set_config('statement_timeout', %s, true)", [previous])
-            return CappedCount(count, table_rows)
+            return row, table_rows
     except OperationalError as error:
         if getattr(error.__cause__, "sqlstate", None) == QUERY_CANCELED:
-            return CappedCount(None)
+            return None, None
         raise
+
+
+def grouped_count_statement(
+    bounds: tuple[str, Sequence], counts: Sequence[tuple[str, Sequence]], limit: int
+) -> tuple[str, tuple]:
+    """One statement selecting a search's bounds (low, high) from its groups and, only when
+    they leave its count open, the sum of `counts` (the capped counts of the matches the
+    bounds leave out).
+
+    The counts are uncorrelated subqueries in a CASE branch: PostgreSQL runs them only when
+    the branch is reached, that is when the bounds differ and the lower one does not already
+    pass the limit.
+    """
+    bounds_sql, bounds_params = bounds
+    summed = " + ".join(f"({count_sql})" for count_sql, _ in counts) or "0"
+    sql = (
+        "SELECT low, high, CASE WHEN low = high OR low > %s THEN NULL"  # noqa: S608
+        f" ELSE {summed} END FROM ({bounds_sql}) AS bounds"
+    )
+    count_params = [param for _, params in counts for param in params]
+    return sql, (limit, *count_params, *bounds_params)
 
 
 def sorted_after_filtering(queryset: QuerySet) -> QuerySet:
@@ -331,20 +365,38 @@ class PropertyPagination(PageLimitPagination):
     # first: the walk 9 ms, sorting them 52 ms at 1,000,000 listings).
     walk_unevenness = 100
     walk_unevenness_by_column = {"created_at": 1}
+    # How listings.groups counts this search (listings.groups.GroupCount: the view sets it
+    # for the public searches the groups can count, on PostgreSQL): its bounds, and the
+    # matches left to count when they leave the count open (grouped_count_statement).
+    group_count = None
 
     def count(self, queryset: QuerySet) -> int:
         limit = settings.PROPERTY_LIST_EXACT_COUNT_LIMIT
         unordered = queryset.order_by()
         matches = matches_statement(unordered)
-        statement = count_statement(matches, limit + 1)
+        if self.group_count is not None:
+            statement = self._grouped_statement(unordered, limit)
+        else:
+            statement = count_statement(matches, limit + 1)
         kept = self.kept_counts.get(statement) if self.kept_counts is not None else None
         if kept is None:
-            kept = self._count(unordered, matches, statement, limit)
+            if self.group_count is not None:
+                kept = self._grouped_count(unordered, matches, statement, limit)
+            else:
+                kept = self._count(unordered, matches, statement, limit)
             if self.kept_counts is not None:
                 self.kept_counts.store(statement, kept)
         self.exact = kept.exact
         self.table_rows = kept.table_rows
         return kept.total
+
+    def _grouped_statement(self, unordered: QuerySet, limit: int) -> tuple[str, tuple]:
+        """The groups' bounds and, when they leave the count open, the capped counts of the
+        matches outside the bands wholly inside the price range, in one statement."""
+        partial = self.group_count.partial
+        parts = [unordered] if partial is None else [unordered.filter(part) for part in partial]
+        counts = [count_statement(matches_statement(part), limit + 1) for part in parts]
+        return grouped_count_statement(self.group_count.bounds, counts, limit)
 
     def _count(
         self,
@@ -362,12 +414,49 @@ class PropertyPagination(PageLimitPagination):
         capped = counted.matches
         if capped is not None and capped <= limit:
             return SearchCount(capped, True, counted.table_rows)
+        return self._estimate(
+            unordered, matches, limit, counted=capped, table_rows=counted.table_rows
+        )
+
+    def _grouped_count(
+        self,
+        unordered: QuerySet,
+        matches: MatchesStatement,
+        statement: tuple[str, tuple],
+        limit: int,
+    ) -> SearchCount:
+        """Count from the search's groups (grouped_count_statement), reading matches only
+        when the groups leave the count open."""
+        sql, params = statement
+        row, table_rows = first_row_within(
+            unordered, sql, params, timeout_ms=settings.PROPERTY_LIST_COUNT_TIMEOUT_MS
+        )
+        if row is None:
+            return self._estimate(unordered, matches, limit, counted=None, table_rows=None)
+        low, high, partial = row
+        if low == high:
+            return SearchCount(high, True, table_rows)
+        if partial is not None and low + partial <= limit:
+            return SearchCount(low + partial, True, table_rows)
+        # More than the limit: somewhere between the groups' bounds.
+        return SearchCount(max(limit + 1, (low + high) // 2), False, table_rows)
+
+    def _estimate(
+        self,
+        unordered: QuerySet,
+        matches: MatchesStatement,
+        limit: int,
+        *,
+        counted: int | None,
+        table_rows: int | None,
+    ) -> SearchCount:
+        """totalItems of a search counted past the limit (`counted`) or given up (None)."""
         estimate = estimated_count(unordered, matches)
         if estimate is None:
-            return SearchCount(unordered.count(), True, counted.table_rows)
+            return SearchCount(unordered.count(), True, table_rows)
         # Past the cap, or given up: an estimate, but never fewer than the rows counted.
-        total = max(estimate, limit + 1) if capped is not None else estimate
-        return SearchCount(total, False, counted.table_rows)
+        total = max(estimate, limit + 1) if counted is not None else estimate
+        return SearchCount(total, False, table_rows)
 
     def page_queryset(self, queryset: QuerySet, offset: int) -> QuerySet:
         """Sort the matches themselves when that reads fewer rows than an index walk would.

@@ -336,7 +336,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
-    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_FILTER_BACKENDS": ["config.filters.FilterBackend"],
     "EXCEPTION_HANDLER": "config.api.exceptions.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
         "config.api.throttling.AnonymousThrottle",

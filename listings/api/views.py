@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from config.api.pagination import PropertyPagination
 from config.api.permissions import IsOwnerUser, ReadOnlyOrAdmin
 from config.api.renderers import CamelCasedActionsMixin
-from listings import selectors, services
+from listings import groups, selectors, services
 from listings.api.serializers import (
     RECORD_SERIALIZERS,
     CategorySerializer,
@@ -167,6 +167,10 @@ class PropertyViewSet(CamelCasedActionsMixin, viewsets.GenericViewSet):
         if self.public_read_miss is not None:
             self.paginator.kept_counts = PublicCounts(self.public_read_miss.generation)
         listings = self.filter_queryset(self.get_queryset())
+        if selectors.viewer_sees_only_public(request.user):
+            self.paginator.group_count = groups.search_count(
+                self.filterset.grouped_search(), database=listings.db
+            )
         rows = self.paginator.paginate_rows(
             listings, request, page_rows=selectors.property_list_page
         )
