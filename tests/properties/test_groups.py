@@ -8,7 +8,7 @@ from django.db import connection
 from django.db.models import Q
 from django.test.utils import CaptureQueriesContext
 
-from config.api.pagination import grouped_count_statement
+from config.api.pagination import PropertyPagination, grouped_count_statement
 from listings import groups, services
 from listings.demo_bulk import bulk_seed
 from listings.models import (
@@ -338,3 +338,27 @@ def test_owners_and_admins_counts_include_the_listings_only_they_see(
     # then each count is of what each sees
     assert (visitor["totalItems"], visitor["totalItemsExact"]) == (2, True)
     assert (admin["totalItems"], admin["totalItemsExact"]) == (5, True)
+
+
+@pytest.mark.parametrize(("limit", "sorted_whole"), [(10, True), (3, False)])
+def test_more_matches_than_the_limit_are_walked_even_when_counted_exactly(
+    anonymous_client, settings, monkeypatch, limit, sorted_whole
+):
+    # given six listings for sale, counted exactly by the groups, and walks that would
+    # always be judged dearer than sorting
+    settings.PROPERTY_LIST_EXACT_COUNT_LIMIT = limit
+    monkeypatch.setattr(PropertyPagination, "walk_unevenness", 10**9)
+    ListingFactory.create_batch(6, transaction_type=TransactionType.SALE)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE listings_property")
+
+    # when a visitor asks for them by price
+    with CaptureQueriesContext(connection) as queries:
+        body = anonymous_client.get(
+            PROPERTIES_URL, {"transactionType": "SALE", "sort": "price"}
+        ).json()
+
+    # then they are sorted whole only within the limit; past it the index is walked
+    assert (body["totalItems"], body["totalItemsExact"]) == (6, True)
+    sorted_after = any('COALESCE("listings_property".' in query["sql"] for query in queries)
+    assert sorted_after is sorted_whole

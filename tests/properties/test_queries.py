@@ -1,5 +1,7 @@
 """Database work per request: list pages and the detail cost a fixed, small number of queries."""
 
+from decimal import Decimal
+
 import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection
@@ -153,6 +155,48 @@ def test_q_filter_uses_the_full_text_gin_index():
     # then
     assert "listings_prop_search_doc_idx" in plan, plan
     assert searched.count() == 5
+
+
+@pytest.mark.postgres_only
+def test_a_count_of_a_town_a_transaction_and_prices_can_seek_them_in_one_index():
+    # given public listings to rent and for sale in two towns, at several prices
+    for town in ("Madrid", "Segovia"):
+        for transaction in (TransactionType.RENT, TransactionType.SALE):
+            for price in (500, 1000, 1500, 2000):
+                ListingFactory(
+                    municipality=town, transaction_type=transaction, price=Decimal(price)
+                )
+    public = selectors.property_visible_to(viewer=AnonymousUser())
+    query = {"municipality": "segovia", "transactionType": "RENT", "minPrice": "900"}
+    searched = PropertyFilter(query, queryset=public).qs
+    statement = count_statement(matches_statement(searched), 10_001)
+    with connection.cursor() as cursor:
+        # On a few rows the planner's costs of the indexes that hold the columns further
+        # along are a tie (at 1,000,000 listings this one is chosen: docs/performance.md);
+        # so the others go, inside this test's transaction.
+        cursor.execute(
+            "SELECT indexname FROM pg_indexes WHERE tablename = 'listings_property'"
+            " AND indexname <> 'listings_prop_pub_town_tx_idx'"
+            " AND indexdef NOT LIKE 'CREATE UNIQUE INDEX%%'"
+        )
+        for (name,) in cursor.fetchall():
+            cursor.execute(f'DROP INDEX "{name}"')
+        cursor.execute("SET LOCAL enable_seqscan = off")
+
+        # when the search's count is planned
+        cursor.execute(f"EXPLAIN {statement[0]}", statement[1])
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+        cursor.execute(*statement)
+        count = cursor.fetchone()[0]
+
+    # then the index answers it alone, seeking town, transaction and price in its order
+    assert "Index Only Scan using listings_prop_pub_town_tx_idx" in plan, plan
+    condition = plan.split("Index Cond: ")[1].split("\n")[0]
+    assert condition == (
+        "(((lower((municipality)::text)) = 'segovia'::text)"
+        " AND (transaction_type = 'RENT'::text) AND (price >= '900'::numeric))"
+    ), plan
+    assert count == 3
 
 
 @pytest.mark.postgres_only
