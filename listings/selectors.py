@@ -36,8 +36,17 @@ def visible_listing(viewer: User) -> Q:
     return PUBLIC_LISTING | Q(owner_id__in=own)
 
 
+@functools.cache
+def _public_listings() -> QuerySet[Property]:
+    """Public listings, their condition resolved once: every visitor's search starts here.
+    Never evaluated itself; each use filters a copy."""
+    return Property.objects.filter(PUBLIC_LISTING)
+
+
 def property_visible_to(*, viewer: User) -> QuerySet[Property]:
     """Listings the viewer may see (visible_listing)."""
+    if viewer_sees_only_public(viewer):
+        return _public_listings().all()
     return Property.objects.filter(visible_listing(viewer))
 
 

@@ -1,8 +1,9 @@
 """Shapes of the listings endpoints."""
 
+from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 
-from django.core.files.storage import FileSystemStorage, default_storage
+from django.core.files.storage import FileSystemStorage, storages
 from django.utils.encoding import filepath_to_uri
 from djangorestframework_camel_case.util import camelize
 from drf_spectacular.utils import extend_schema_field
@@ -220,20 +221,33 @@ def request_origin(request) -> str:
     return request.build_absolute_uri("/")[:-1] if request is not None else ""
 
 
+def media_urls(origin: str) -> Callable[[str], str]:
+    """What makes the absolute URL of a stored file: S3 URLs already are; local ones get
+    the origin. The storage is looked at once, not for each of a page's thirty photos."""
+    storage = storages["default"]
+    if isinstance(storage, FileSystemStorage) and storage.base_url.startswith("/"):
+        # What FileSystemStorage.url makes, without its urljoin: local names are the
+        # server's own (media_app.files.media_file_name), with no dot segments, scheme or
+        # leading slash for urljoin to resolve.
+        prefix = origin + storage.base_url
+        return lambda name: prefix + filepath_to_uri(name)
+
+    def absolute(name: str) -> str:
+        url = storage.url(name)
+        return origin + url if url.startswith("/") else url
+
+    return absolute
+
+
 def media_url(name: str, origin: str) -> str:
-    """The absolute URL of a stored file: S3 URLs already are; local ones get the origin."""
-    if isinstance(default_storage, FileSystemStorage) and default_storage.base_url.startswith("/"):
-        # What FileSystemStorage.url makes, without its urljoin (a list page has thirty
-        # photos): local names are the server's own (media_app.files.media_file_name), with
-        # no dot segments, scheme or leading slash for urljoin to resolve.
-        return origin + default_storage.base_url + filepath_to_uri(name)
-    url = default_storage.url(name)
-    return origin + url if url.startswith("/") else url
+    """The absolute URL of one stored file (media_urls)."""
+    return media_urls(origin)(name)
 
 
 def image_summaries(images: list[tuple[str, str]], origin: str) -> list[dict]:
     """Photos as list items show them, [{id, url}], from [(id, file name)] in gallery order."""
-    return [{"id": image_id, "url": media_url(name, origin)} for image_id, name in images]
+    url = media_urls(origin)
+    return [{"id": image_id, "url": url(name)} for image_id, name in images]
 
 
 def _common_fields(row: dict) -> dict:
@@ -296,12 +310,13 @@ def property_detail_item(row: dict, *, request) -> dict:
             "phone": row["owner_user_phone"],
         },
     }
+    url = media_urls(origin)
     item["images"] = [
-        {"id": image_id, "url": media_url(name, origin), "title": title, "description": title}
+        {"id": image_id, "url": url(name), "title": title, "description": title}
         for image_id, name, title in row["images"]
     ]
     item["videos"] = [
-        {"id": video_id, "url": media_url(name, origin), "title": title, "createdAt": created}
+        {"id": video_id, "url": url(name), "title": title, "createdAt": created}
         for video_id, name, title, created in row["videos"]
     ]
     item.update(_record_fields(row))
