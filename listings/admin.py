@@ -24,6 +24,7 @@ from listings.models import (
     Property,
     PropertyCategory,
     PropertyStatus,
+    PublicListingGroup,
     TypeSpecificRecord,
 )
 from listings.rules import allowed_next_statuses
@@ -574,3 +575,22 @@ class TypeSpecificRecordAdmin(ReadOnlyModelAdmin):
     @admin.display(description="listing")
     def listing(self, record: TypeSpecificRecord) -> str:
         return record.property.title
+
+
+@admin.register(PublicListingGroup)
+class PublicListingGroupAdmin(ReadOnlyModelAdmin):
+    """How many public listings each search group holds (listings.groups): kept by the
+    database with every write, never by hand; read here to see the public market."""
+
+    list_display = [
+        "transaction_type",
+        "kind",
+        "municipality_key",
+        "category_key",
+        "bedrooms_key",
+        "price_band",
+        "listings",
+    ]
+    list_filter = ["transaction_type", "kind"]
+    search_fields = ["municipality_key"]
+    ordering = ["transaction_type", "kind", "municipality_key", "price_band"]

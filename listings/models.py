@@ -333,9 +333,8 @@ class PublicListingGroup(models.Model):
     per town. Unused on other databases, where it stays empty.
     """
 
-    pk = models.CompositePrimaryKey(
-        "municipality_key", "category_key", "bedrooms_key", "transaction_type", "kind", "price_band"
-    )
+    # Numbered by the database: the triggers insert groups without the ORM.
+    id = models.BigAutoField(primary_key=True)
     # LOWER(municipality), as the municipality filter compares it; "" for any town.
     municipality_key = models.CharField(max_length=120)
     # The category's id; "" for any category.
@@ -349,8 +348,28 @@ class PublicListingGroup(models.Model):
     price_band = models.SmallIntegerField()
     listings = models.IntegerField()
 
+    class Meta:
+        constraints = [
+            # What the triggers add to (ON CONFLICT), and what a search's bounds seek: a town
+            # and a category, then the bedrooms, transaction, kind and bands.
+            models.UniqueConstraint(
+                fields=[
+                    "municipality_key",
+                    "category_key",
+                    "bedrooms_key",
+                    "transaction_type",
+                    "kind",
+                    "price_band",
+                ],
+                name="listings_public_group_key",
+            ),
+        ]
+
     def __str__(self) -> str:
-        return f"{self.pk}: {self.listings}"
+        return (
+            f"{self.transaction_type} {self.kind or '-'} {self.municipality_key or 'any town'}"
+            f" band {self.price_band}: {self.listings}"
+        )
 
 
 class ModerationLog(models.Model):
