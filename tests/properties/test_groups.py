@@ -191,32 +191,31 @@ def test_a_search_the_groups_hold_is_counted_exactly_past_the_limit(anonymous_cl
     assert len(queries) == 3
 
 
-def test_a_price_range_past_the_limit_in_whole_bands_is_an_estimate(anonymous_client, settings):
-    # given more listings than the limit in bands wholly inside a price range, and one in a
-    # band the range only touches (1,000 to 1,200), below the range
+@pytest.mark.parametrize(
+    ("other_price", "min_price", "expected"),
+    [
+        # one listing in a band the range only touches (1,000 to 1,200), below the range:
+        # past the limit the total is an estimate between the groups' bounds (6 and 7)
+        ("1050", 1100, (6, False)),
+        # the other listing outside every band the range touches: the bounds meet, and the
+        # total is exact past the limit, without counting
+        ("500000", 1000, (6, True)),
+    ],
+)
+def test_a_price_range_past_the_limit_in_whole_bands_is_not_counted(
+    anonymous_client, settings, other_price, min_price, expected
+):
+    # given more listings than the limit in bands wholly inside a price range, and another
     settings.PROPERTY_LIST_EXACT_COUNT_LIMIT = 3
     ListingFactory.create_batch(6, price=Decimal("2000"))
-    ListingFactory(price=Decimal("1050"))
+    ListingFactory(price=Decimal(other_price))
 
     # when a visitor asks for the range
-    body = anonymous_client.get(PROPERTIES_URL, {"minPrice": 1100, "maxPrice": 100000}).json()
+    body = anonymous_client.get(PROPERTIES_URL, {"minPrice": min_price, "maxPrice": 100000}).json()
 
-    # then past the limit the total is an estimate between the groups' bounds (6 and 7)
-    assert (body["totalItems"], body["totalItemsExact"]) == (6, False)
+    # then the total is the groups' (an estimate or exact), and the page holds the six
+    assert (body["totalItems"], body["totalItemsExact"]) == expected
     assert len(body["properties"]) == 6
-
-
-def test_a_price_range_whose_touched_bands_hold_only_matches_is_exact(anonymous_client, settings):
-    # given more listings than the limit, all of them in bands wholly inside a price range
-    settings.PROPERTY_LIST_EXACT_COUNT_LIMIT = 3
-    ListingFactory.create_batch(6, price=Decimal("2000"))
-    ListingFactory(price=Decimal("500000"))
-
-    # when a visitor asks for the range
-    body = anonymous_client.get(PROPERTIES_URL, {"minPrice": 1000, "maxPrice": 100000}).json()
-
-    # then the bounds meet: the total is exact past the limit, without counting
-    assert (body["totalItems"], body["totalItemsExact"]) == (6, True)
 
 
 @pytest.mark.parametrize(
