@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import connections
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 
+from config.api.pagination import count_statement, grouped_count_statement, matches_statement
 from listings.models import HIDDEN_STATUSES, Property, PublicListingGroup
 
 # The bands' lower edges: 10 EUR to 820,000,000 EUR in twelve steps a decade (the E12
@@ -179,6 +180,24 @@ def search_count(search: GroupedSearch | None, *, database: str) -> GroupCount |
     if search is None or connections[database].vendor != "postgresql":
         return None
     return GroupCount(bounds_statement(search), search.outside_whole_bands())
+
+
+def exact_count(search: GroupedSearch | None, listings: QuerySet) -> int | None:
+    """How many public listings a search matches, exactly: the groups' sum, and past the
+    bands wholly inside a price range, the matches of the bands it cuts through (all of
+    them: no limit). One statement. None when the groups cannot count the search, which is
+    then counted from its matches. `listings` is the search's public matches."""
+    count = search_count(search, database=listings.db)
+    if count is None:
+        return None
+    unordered = listings.order_by()
+    parts = [unordered] if count.partial is None else [unordered.filter(p) for p in count.partial]
+    counts = [count_statement(matches_statement(part), None) for part in parts]
+    sql, params = grouped_count_statement(count.bounds, counts, None)
+    with connections[listings.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        low, high, outside = cursor.fetchone()
+    return high if low == high else low + outside
 
 
 # --- What PostgreSQL runs -----------------------------------------------------------------

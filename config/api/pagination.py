@@ -189,9 +189,11 @@ def matches_statement(queryset: QuerySet) -> MatchesStatement:
     return MatchesStatement(sql, tuple(params))
 
 
-def count_statement(matches: MatchesStatement, cap: int) -> tuple[str, tuple]:
-    """The statement that counts the matches up to `cap` (it stops there), and its parameters."""
-    sql = f"SELECT COUNT(*) FROM ({matches.sql} LIMIT {int(cap)}) AS capped"  # noqa: S608
+def count_statement(matches: MatchesStatement, cap: int | None) -> tuple[str, tuple]:
+    """The statement that counts the matches up to `cap` (it stops there; None: all of
+    them), and its parameters."""
+    limit = "" if cap is None else f" LIMIT {int(cap)}"
+    sql = f"SELECT COUNT(*) FROM ({matches.sql}{limit}) AS capped"  # noqa: S608
     return sql, matches.params
 
 
@@ -280,24 +282,26 @@ def first_row_within(
 
 
 def grouped_count_statement(
-    bounds: tuple[str, Sequence], counts: Sequence[tuple[str, Sequence]], limit: int
+    bounds: tuple[str, Sequence], counts: Sequence[tuple[str, Sequence]], limit: int | None
 ) -> tuple[str, tuple]:
     """One statement selecting a search's bounds (low, high) from its groups and, only when
-    they leave its count open, the sum of `counts` (the capped counts of the matches the
-    bounds leave out).
+    they leave its count open, the sum of `counts` (the counts of the matches the bounds
+    leave out).
 
     The counts are uncorrelated subqueries in a CASE branch: PostgreSQL runs them only when
     the branch is reached, that is when the bounds differ and the lower one does not already
-    pass the limit.
+    pass the limit (None: when the bounds differ).
     """
     bounds_sql, bounds_params = bounds
     summed = " + ".join(f"({count_sql})" for count_sql, _ in counts) or "0"
+    decided = "low = high" if limit is None else "low = high OR low > %s"
     sql = (
-        "SELECT low, high, CASE WHEN low = high OR low > %s THEN NULL"  # noqa: S608
+        f"SELECT low, high, CASE WHEN {decided} THEN NULL"  # noqa: S608
         f" ELSE {summed} END FROM ({bounds_sql}) AS bounds"
     )
     count_params = [param for _, params in counts for param in params]
-    return sql, (limit, *count_params, *bounds_params)
+    limits = () if limit is None else (limit,)
+    return sql, (*limits, *count_params, *bounds_params)
 
 
 def sorted_after_filtering(queryset: QuerySet) -> QuerySet:

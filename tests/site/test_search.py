@@ -6,6 +6,8 @@ import re
 import pytest
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from listings.models import PropertyStatus
 from tests.factories import ImageFactory, PropertyFactory, TypeSpecificRecordFactory
@@ -211,3 +213,45 @@ def test_owners_find_their_own_pending_listing_in_search_with_its_status(client,
 
     assert card_titles(response) == ["My pending house"]
     assert "Pending review" in response.text
+
+
+def result_count(response) -> int:
+    """The number of results the page announces."""
+    return int(re.search(r'data-testid="result-count">(\d+) listing', response.text).group(1))
+
+
+@pytest.mark.postgres_only
+@pytest.mark.parametrize(
+    ("search", "expected"),
+    [
+        ({}, 5),
+        ({"transactionType": "RENT"}, 2),
+        ({"minPrice": 1050}, 3),
+        ({"minPrice": 1050, "maxPrice": 1150}, 1),
+        ({"municipality": "segovia", "maxPrice": 2000}, 2),
+    ],
+)
+def test_a_visitors_search_is_counted_exactly_from_the_public_listing_groups(
+    client, search, expected
+):
+    # given public listings at several prices, in two towns, and a pending one
+    for price, town, transaction in (
+        ("1000", "Segovia", "SALE"),
+        ("1100", "Segovia", "SALE"),
+        ("1600", "Avila", "RENT"),
+        ("2500", "Segovia", "RENT"),
+        ("900", "Avila", "SALE"),
+    ):
+        PropertyFactory(municipality=town, price=price, transaction_type=transaction)
+    PropertyFactory(municipality="Segovia", price="1000", status=PropertyStatus.PENDING)
+
+    # when a visitor searches
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/", search)
+
+    # then the page announces the exact number of matches, counted from the groups in one
+    # statement, not by the paginator
+    assert result_count(response) == expected
+    grouped = [query for query in queries if "listings_publiclistinggroup" in query["sql"]]
+    assert len(grouped) == 1
+    assert not any('AS "__count"' in query["sql"] for query in queries)
