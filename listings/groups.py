@@ -11,7 +11,8 @@ a bedroom count also as "any". A search's count is then the sum of a few hundred
   count, however large;
 - with one, the groups of the bands wholly inside the range add up to a lower bound, and
   those of every band it touches to an upper bound. A lower bound above the exact-count
-  limit decides the count without reading a match; otherwise the matches are counted.
+  limit decides the API's count without reading a match; otherwise only the matches in
+  the bands the range cuts through are counted, and added to the lower bound.
 
 The triggers add a statement's changes in the same transaction, so the groups are always
 those of the rows the reading transaction sees. Only PostgreSQL has them.
@@ -34,22 +35,7 @@ from listings.models import HIDDEN_STATUSES, Property, PublicListingGroup
 # and rebuilds the groups (install_statements).
 E12_SERIES = ("1.0", "1.2", "1.5", "1.8", "2.2", "2.7", "3.3", "3.9", "4.7", "5.6", "6.8", "8.2")
 PRICE_BAND_EDGES: tuple[Decimal, ...] = tuple(
-    Decimal(mantissa) * 10**exponent
-    for exponent in range(1, 9)
-    for mantissa in (
-        "1.0",
-        "1.2",
-        "1.5",
-        "1.8",
-        "2.2",
-        "2.7",
-        "3.3",
-        "3.9",
-        "4.7",
-        "5.6",
-        "6.8",
-        "8.2",
-    )
+    Decimal(mantissa) * 10**exponent for exponent in range(1, 9) for mantissa in E12_SERIES
 )
 LAST_BAND = len(PRICE_BAND_EDGES)
 
