@@ -7,6 +7,7 @@ serve the platform the same way production does.
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -26,7 +27,12 @@ def gunicorn(
     environment: dict,
     keep_alive_seconds: int | None = None,
 ) -> subprocess.Popen:
-    """Serve the WSGI application `app` on 127.0.0.1:port in its own process group."""
+    """Serve the WSGI application `app` on 127.0.0.1:port in its own process group.
+
+    The port must be free: a server left running there would answer in its place (with
+    other code, another database), and the measurement would be of it.
+    """
+    require_free_port(port)
     command = [
         sys.executable,
         "-m",
@@ -46,6 +52,20 @@ def gunicorn(
     if keep_alive_seconds is not None:
         command += ["--keep-alive", str(keep_alive_seconds)]
     return subprocess.Popen(command, cwd=ROOT, env=environment, start_new_session=True)
+
+
+def require_free_port(port: int) -> None:
+    """Stop the run, saying why, if something already listens on 127.0.0.1:port."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        # As gunicorn binds: connections of an earlier server still closing do not count,
+        # only a listener does.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError as error:
+            raise SystemExit(
+                f"port {port} is in use ({error.strerror}): stop what listens there first"
+            ) from None
 
 
 def wait_until_up(url: str, seconds: float = 30) -> None:
