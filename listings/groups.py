@@ -19,13 +19,14 @@ those of the rows the reading transaction sees. Only PostgreSQL has them.
 """
 
 import bisect
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import connections
 from django.db.models import Q, QuerySet
 
-from config.api.pagination import count_statement, grouped_count_statement, matches_statement
+from config.api.pagination import count_statement, matches_statement
 from listings.models import HIDDEN_STATUSES, Property, PublicListingGroup
 
 # The bands' lower edges: 10 EUR to 820,000,000 EUR in twelve steps a decade (the E12
@@ -149,6 +150,29 @@ def bounds_statement(search: GroupedSearch) -> tuple[str, list]:
     return sql, [*inside, *params]
 
 
+def grouped_count_statement(
+    bounds: tuple[str, Sequence], counts: Sequence[tuple[str, Sequence]], limit: int | None
+) -> tuple[str, tuple]:
+    """One statement selecting a search's bounds (low, high) from its groups and, only when
+    they leave its count open, the sum of `counts` (the counts of the matches the bounds
+    leave out).
+
+    The counts are uncorrelated subqueries in a CASE branch: PostgreSQL runs them only when
+    the branch is reached, that is when the bounds differ and the lower one does not already
+    pass the limit (None: when the bounds differ).
+    """
+    bounds_sql, bounds_params = bounds
+    summed = " + ".join(f"({count_sql})" for count_sql, _ in counts) or "0"
+    decided = "low = high" if limit is None else "low = high OR low > %s"
+    sql = (
+        f"SELECT low, high, CASE WHEN {decided} THEN NULL"  # noqa: S608
+        f" ELSE {summed} END FROM ({bounds_sql}) AS bounds"
+    )
+    count_params = [param for _, params in counts for param in params]
+    limits = () if limit is None else (limit,)
+    return sql, (*limits, *count_params, *bounds_params)
+
+
 @dataclass(frozen=True, slots=True)
 class GroupCount:
     """How to count a public search from its groups: `bounds` selects at least and at most
@@ -158,6 +182,16 @@ class GroupCount:
 
     bounds: tuple[str, list]
     partial: tuple[Q, ...] | None
+
+    def statement(self, listings: QuerySet, *, limit: int | None) -> tuple[str, tuple]:
+        """The bounds and, when they leave the count open, the counts of the search's
+        matches (`listings`, unordered) outside the whole bands, in one statement
+        (grouped_count_statement): each count capped just past `limit` (the API's exact
+        limit), or whole for None."""
+        parts = [listings] if self.partial is None else [listings.filter(p) for p in self.partial]
+        cap = None if limit is None else limit + 1
+        counts = [count_statement(matches_statement(part), cap) for part in parts]
+        return grouped_count_statement(self.bounds, counts, limit)
 
 
 def search_count(search: GroupedSearch | None, *, database: str) -> GroupCount | None:
@@ -176,10 +210,7 @@ def exact_count(search: GroupedSearch | None, listings: QuerySet) -> int | None:
     count = search_count(search, database=listings.db)
     if count is None:
         return None
-    unordered = listings.order_by()
-    parts = [unordered] if count.partial is None else [unordered.filter(p) for p in count.partial]
-    counts = [count_statement(matches_statement(part), None) for part in parts]
-    sql, params = grouped_count_statement(count.bounds, counts, None)
+    sql, params = count.statement(listings.order_by(), limit=None)
     with connections[listings.db].cursor() as cursor:
         cursor.execute(sql, params)
         low, high, outside = cursor.fetchone()

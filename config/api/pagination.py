@@ -281,29 +281,6 @@ def first_row_within(
         raise
 
 
-def grouped_count_statement(
-    bounds: tuple[str, Sequence], counts: Sequence[tuple[str, Sequence]], limit: int | None
-) -> tuple[str, tuple]:
-    """One statement selecting a search's bounds (low, high) from its groups and, only when
-    they leave its count open, the sum of `counts` (the counts of the matches the bounds
-    leave out).
-
-    The counts are uncorrelated subqueries in a CASE branch: PostgreSQL runs them only when
-    the branch is reached, that is when the bounds differ and the lower one does not already
-    pass the limit (None: when the bounds differ).
-    """
-    bounds_sql, bounds_params = bounds
-    summed = " + ".join(f"({count_sql})" for count_sql, _ in counts) or "0"
-    decided = "low = high" if limit is None else "low = high OR low > %s"
-    sql = (
-        f"SELECT low, high, CASE WHEN {decided} THEN NULL"  # noqa: S608
-        f" ELSE {summed} END FROM ({bounds_sql}) AS bounds"
-    )
-    count_params = [param for _, params in counts for param in params]
-    limits = () if limit is None else (limit,)
-    return sql, (*limits, *count_params, *bounds_params)
-
-
 def sorted_after_filtering(queryset: QuerySet) -> QuerySet:
     """The queryset in the same order, with no index able to give it that order.
 
@@ -370,8 +347,8 @@ class PropertyPagination(PageLimitPagination):
     walk_unevenness = 100
     walk_unevenness_by_column = {"created_at": 1}
     # How listings.groups counts this search (listings.groups.GroupCount: the view sets it
-    # for the public searches the groups can count, on PostgreSQL): its bounds, and the
-    # matches left to count when they leave the count open (grouped_count_statement).
+    # for the public searches the groups can count, on PostgreSQL): its `statement(...)`
+    # selects the groups' bounds and, when they leave the count open, the matches left.
     group_count = None
 
     def count(self, queryset: QuerySet) -> int:
@@ -381,13 +358,13 @@ class PropertyPagination(PageLimitPagination):
         # only where it is counted or estimated.
         matches = None
         if self.group_count is not None:
-            statement = self._grouped_statement(unordered, limit)
+            statement = self.group_count.statement(unordered, limit=limit)
         else:
             matches = matches_statement(unordered)
             statement = count_statement(matches, limit + 1)
         kept = self.kept_counts.get(statement) if self.kept_counts is not None else None
         if kept is None:
-            if matches is None:
+            if self.group_count is not None:
                 kept = self._grouped_count(unordered, statement, limit)
             else:
                 kept = self._count(unordered, matches, statement, limit)
@@ -396,14 +373,6 @@ class PropertyPagination(PageLimitPagination):
         self.exact = kept.exact
         self.table_rows = kept.table_rows
         return kept.total
-
-    def _grouped_statement(self, unordered: QuerySet, limit: int) -> tuple[str, tuple]:
-        """The groups' bounds and, when they leave the count open, the capped counts of the
-        matches outside the bands wholly inside the price range, in one statement."""
-        partial = self.group_count.partial
-        parts = [unordered] if partial is None else [unordered.filter(part) for part in partial]
-        counts = [count_statement(matches_statement(part), limit + 1) for part in parts]
-        return grouped_count_statement(self.group_count.bounds, counts, limit)
 
     def _count(
         self,
@@ -428,8 +397,8 @@ class PropertyPagination(PageLimitPagination):
     def _grouped_count(
         self, unordered: QuerySet, statement: tuple[str, tuple], limit: int
     ) -> SearchCount:
-        """Count from the search's groups (grouped_count_statement), reading matches only
-        when the groups leave the count open."""
+        """Count from the search's groups (listings.groups.GroupCount.statement), reading
+        matches only when the groups leave the count open."""
         sql, params = statement
         row, table_rows = first_row_within(
             unordered, sql, params, timeout_ms=settings.PROPERTY_LIST_COUNT_TIMEOUT_MS

@@ -8,9 +8,10 @@ from django.db import connection
 from django.db.models import Q
 from django.test.utils import CaptureQueriesContext
 
-from config.api.pagination import PropertyPagination, grouped_count_statement
+from config.api.pagination import PropertyPagination
 from listings import groups, services
 from listings.demo_bulk import bulk_seed
+from listings.groups import grouped_count_statement
 from listings.models import (
     HIDDEN_STATUSES,
     Property,
