@@ -9,6 +9,7 @@ from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connections
 from django.db.models import F, FloatField, Q, QuerySet, Value
 from django.db.models.functions import ASin, Cos, Lower, Power, Radians, Sin, Sqrt
+from django_filters.constants import EMPTY_VALUES
 from drf_spectacular.utils import extend_schema_field
 
 from config.filters import FilterSet
@@ -188,8 +189,9 @@ class PropertyFilter(FilterSet):
         """The search as listings.groups counts it, or None when it filters on anything the
         groups do not hold (only for a valid filterset; `sort` orders, it does not filter)."""
         data = self.form.cleaned_data
+        # A filter applies when its value is not one django-filter skips (EMPTY_VALUES).
         if any(
-            value not in (None, "", [])
+            value not in EMPTY_VALUES
             for name, value in data.items()
             if name not in GROUPED_FILTERS and name != "sort"
         ):
