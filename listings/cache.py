@@ -55,10 +55,27 @@ def _current_generation(stored: str | None) -> str:
 
 @dataclass(frozen=True)
 class PublicRead:
-    """A public read that missed: where to keep its response, and the generation it read."""
+    """A public read that was looked up: where its response is kept, the generation it
+    read, and, when the door (listings.middleware) found a current entry it could not
+    serve itself (one kept without an anonymous visitor's headers), that entry's
+    content type and content."""
 
     key: str
     generation: str
+    content: tuple[str, bytes] | None = None
+
+
+def public_read_key(request, format: str) -> str:
+    """Where the response of a public read in `format` (the renderer's) is kept. The whole
+    absolute URL is part of the key: the body holds absolute photo URLs built from the
+    request's scheme and host."""
+    url = hashlib.sha256(request.build_absolute_uri().encode()).hexdigest()
+    return f"listings:public-responses:{format}:{url}"
+
+
+def _current_entry(stored: tuple | None, generation: str) -> tuple | None:
+    """A kept entry, if it was kept under the current generation."""
+    return stored if stored is not None and stored[0] == generation else None
 
 
 def public_read_get(request) -> tuple[HttpResponse | None, PublicRead]:
@@ -66,27 +83,59 @@ def public_read_get(request) -> tuple[HttpResponse | None, PublicRead]:
     the response made now is to be kept.
 
     One round trip reads the generation and the entry together. An entry holds the
-    generation it was read under and is served only while that generation is current. The
-    whole absolute URL is part of the key: the body holds absolute photo URLs built from
-    the request's scheme and host.
+    generation it was read under and is served only while that generation is current.
     """
-    url = hashlib.sha256(request.build_absolute_uri().encode()).hexdigest()
-    key = f"listings:public-reads:{request.accepted_renderer.format}:{url}"
+    key = public_read_key(request, request.accepted_renderer.format)
     found = cache.get_many([GENERATION_KEY, key])
     generation = _current_generation(found.get(GENERATION_KEY))
-    stored = found.get(key)
-    if stored is not None and stored[0] == generation:
-        _, content_type, content = stored
-        return HttpResponse(content, content_type=content_type), PublicRead(key, generation)
-    return None, PublicRead(key, generation)
+    entry = _current_entry(found.get(key), generation)
+    if entry is None:
+        return None, PublicRead(key, generation)
+    _, content_type, content, _headers = entry
+    return HttpResponse(content, content_type=content_type), PublicRead(key, generation)
 
 
-def public_read_store(read: PublicRead, response: HttpResponse) -> None:
+def public_read_at_door(request, *, window: str, rate) -> HttpResponse | None:
+    """An anonymous visitor's public read in JSON, looked up before any view runs
+    (listings.middleware): its hit counted in the rate limit's `window` (`rate`: the
+    throttle whose window it is) and its entry read, in one round trip.
+
+    The kept response, whole with the headers the platform sent with it, when the hit is
+    allowed and an entry of the current generation holds them; otherwise None, and the
+    request carries the counted hit (`counted_hits`, which the throttle takes instead of
+    counting again) and this lookup (`public_read`, which the view takes instead of
+    looking again) on to the view.
+    """
+    key = public_read_key(request, "json")
+    hit = cache.hit_window(
+        window,
+        now=rate.timer(),
+        seconds=rate.duration,
+        limit=rate.num_requests,
+        reading=[GENERATION_KEY, key],
+    )
+    generation = _current_generation(hit.values.get(GENERATION_KEY))
+    entry = _current_entry(hit.values.get(key), generation)
+    if hit.allowed and entry is not None and entry[3] is not None:
+        _, _content_type, content, headers = entry
+        return HttpResponse(content, headers=dict(headers))
+    request.counted_hits = {window: hit}
+    content = None if entry is None else (entry[1], entry[2])
+    request.public_read = PublicRead(key, generation, content)
+    return None
+
+
+def public_read_store(read: PublicRead, response: HttpResponse, *, whole: bool) -> None:
     """Keep a rendered response for the next readers of the same URL, under the generation
-    read before the database was: if a write committed since, it is never served."""
+    read before the database was: if a write committed since, it is never served.
+
+    `whole`: with its headers, for the door to serve (the response of an anonymous
+    visitor's read, setting no cookie); otherwise the view serves its content alone.
+    """
+    headers = tuple(response.items()) if whole and not response.cookies else None
     cache.set(
         read.key,
-        (read.generation, response["Content-Type"], response.content),
+        (read.generation, response["Content-Type"], response.content, headers),
         timeout=settings.PUBLIC_READ_CACHE_SECONDS,
     )
 

@@ -22,3 +22,12 @@ def test_stored_passwords_are_argon2_hashes():
     assert user.password.startswith("argon2$argon2id$")
     assert "correct-horse-battery-staple" not in user.password
     assert user.check_password("correct-horse-battery-staple")
+
+
+def test_the_public_reads_door_is_the_outermost_middleware():
+    # given the settings every environment uses
+    base = importlib.import_module("config.settings.base")
+
+    # then the door runs first on the way in (its hits skip the rest) and last on the way
+    # out (what it keeps carries every header the other middleware added)
+    assert base.MIDDLEWARE[0] == "listings.middleware.PublicReadsMiddleware"

@@ -5,13 +5,23 @@ import hashlib
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
 
 
-class CountedInRedis:
-    """DRF's sliding window of a throttle, counted by Redis itself when the cache is Redis
-    (config.cache.KeptClientRedisCache.hit_window): one round trip per request instead of
-    reading the pickled history and writing it back (two), and no lost hits between them.
-    Other caches (local memory, in development and tests) count as DRF does."""
+class CountedInWindow:
+    """DRF's sliding window of a throttle, counted by the cache itself when it can
+    (config.cache: a script in Redis, a lock in local memory): one round trip per request
+    instead of reading the pickled history and writing it back (two), and no lost hits
+    between them. Other caches count as DRF does.
+
+    A hit may have been counted before the view, with the request's other reads
+    (listings.middleware.PublicReadsMiddleware): the request carries it in `counted_hits`,
+    by window key, and it is taken instead of counting the request twice.
+    """
 
     window = None
+
+    @staticmethod
+    def window_key(key: str) -> str:
+        # Its own key: a history DRF pickled under the plain key is another type of value.
+        return f"{key}:window"
 
     def allow_request(self, request, view) -> bool:
         hit_window = getattr(self.cache, "hit_window", None)
@@ -21,9 +31,10 @@ class CountedInRedis:
         if self.key is None:
             return True
         self.now = self.timer()
-        # Its own key: a history DRF pickled under the plain key is another type of value.
-        self.window = hit_window(
-            f"{self.key}:window", now=self.now, seconds=self.duration, limit=self.num_requests
+        window_key = self.window_key(self.key)
+        counted = getattr(request, "counted_hits", {}).pop(window_key, None)
+        self.window = counted or hit_window(
+            window_key, now=self.now, seconds=self.duration, limit=self.num_requests
         )
         return self.window.allowed
 
@@ -40,13 +51,25 @@ class CountedInRedis:
         return remaining / float(available)
 
 
-class AnonymousThrottle(CountedInRedis, AnonRateThrottle):
+class PerAddress:
+    """Counted per client address (DRF's get_ident: the proxies' NUM_PROXIES honoured)."""
+
+    def address_key(self, request) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class AnonymousThrottle(CountedInWindow, PerAddress, AnonRateThrottle):
     """Anonymous clients, per address."""
 
     scope = "anonymous"
 
+    def get_cache_key(self, request, view) -> str | None:
+        if request.user and request.user.is_authenticated:
+            return None
+        return self.address_key(request)
 
-class SignedInThrottle(CountedInRedis, UserRateThrottle):
+
+class SignedInThrottle(CountedInWindow, UserRateThrottle):
     """Signed-in users, per user; anonymous clients are counted by AnonymousThrottle only."""
 
     scope = "signed_in"
@@ -59,11 +82,11 @@ class SignedInThrottle(CountedInRedis, UserRateThrottle):
         return super().get_cache_key(request, view)
 
 
-class AddressThrottle(CountedInRedis, SimpleRateThrottle):
+class AddressThrottle(CountedInWindow, PerAddress, SimpleRateThrottle):
     """A scope counted per client address, signed in or not."""
 
     def get_cache_key(self, request, view) -> str:
-        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+        return self.address_key(request)
 
 
 class LoginAddressThrottle(AddressThrottle):
@@ -74,7 +97,7 @@ class RegisterAddressThrottle(AddressThrottle):
     scope = "register"
 
 
-class LoginEmailThrottle(CountedInRedis, SimpleRateThrottle):
+class LoginEmailThrottle(CountedInWindow, SimpleRateThrottle):
     """Login attempts per target email, whatever address they come from."""
 
     scope = "login_email"
@@ -91,7 +114,7 @@ class LoginEmailThrottle(CountedInRedis, SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": digest}
 
 
-class UploadThrottle(CountedInRedis, SimpleRateThrottle):
+class UploadThrottle(CountedInWindow, SimpleRateThrottle):
     """Media uploads per user."""
 
     scope = "upload"

@@ -45,6 +45,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: anonymous visitors' cached reads of listings are served before the rest runs,
+    # and what it keeps is the response the whole stack made (docs/performance.md).
+    "listings.middleware.PublicReadsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -116,7 +119,7 @@ if REDIS_URL:
         }
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {"default": {"BACKEND": "config.cache.WindowLocMemCache"}}
 
 # GET /properties counts exactly up to this many matches; past it totalItems is an estimate
 # (config.api.pagination.PropertyPagination, docs/performance.md).

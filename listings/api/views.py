@@ -1,6 +1,6 @@
 """The listings endpoints."""
 
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -29,12 +29,7 @@ from listings.api.serializers import (
     property_detail_item,
     property_list_items,
 )
-from listings.cache import (
-    PublicCounts,
-    public_read_get,
-    public_read_store,
-    public_reads_enabled,
-)
+from listings.cache import PublicCounts, public_read_get, public_reads_enabled
 from listings.filters import PropertyFilter
 from listings.models import KIND_MODELS, PropertyCategory, PropertyType
 
@@ -135,12 +130,22 @@ class PropertyViewSet(CamelCasedActionsMixin, viewsets.GenericViewSet):
         return selectors.property_visible_to(viewer=self.request.user)
 
     def _cached_public_read(self, request):
-        """The cached response of a public read, or None (then the response will be kept)."""
+        """The cached response of a public read, or None (then the response will be kept:
+        public_read_miss)."""
         self.public_read_miss = None
         if not public_reads_enabled() or not selectors.viewer_sees_only_public(request.user):
             return None
-        cached, read = public_read_get(request)
-        if cached is None:
+        # Looked up at the door already (listings.middleware): not looked up again.
+        read = getattr(request, "public_read", None)
+        if read is None:
+            cached, read = public_read_get(request)
+        elif read.content is not None:
+            content_type, content = read.content
+            cached = HttpResponse(content, content_type=content_type)
+        else:
+            cached = None
+        if cached is None or read.content is not None:
+            # Kept (again: the door keeps it whole) once made.
             self.public_read_miss = read
         return cached
 
@@ -148,8 +153,8 @@ class PropertyViewSet(CamelCasedActionsMixin, viewsets.GenericViewSet):
         response = super().finalize_response(request, response, *args, **kwargs)
         read = getattr(self, "public_read_miss", None)
         if read is not None and response.status_code == status.HTTP_200_OK:
-            response.render()
-            public_read_store(read, response)
+            # Kept by listings.middleware.PublicReadsMiddleware once the stack has made it.
+            response.public_read = read
         return response
 
     def get_object(self):

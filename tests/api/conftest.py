@@ -5,7 +5,6 @@ import itertools
 import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
-from rest_framework.throttling import SimpleRateThrottle
 
 from accounts.models import User, UserType
 from accounts.services import access_token_issue, user_create
@@ -134,23 +133,6 @@ def owner_api(sign_in, owner) -> RecordingAPIClient:
 def admin_api(sign_in, admin) -> RecordingAPIClient:
     """A client signed in as `admin`."""
     return sign_in(admin)
-
-
-@pytest.fixture
-def throttle_rates(monkeypatch):
-    """Set some throttle rates (scope=rate) for one test; the others keep their values.
-
-    DRF reads the rates into SimpleRateThrottle.THROTTLE_RATES when it is imported, so the
-    class attribute is patched (and restored by monkeypatch) rather than the settings.
-    """
-
-    def set_rates(**rates: str) -> None:
-        """Override the rates of the named scopes."""
-        monkeypatch.setattr(
-            SimpleRateThrottle, "THROTTLE_RATES", {**SimpleRateThrottle.THROTTLE_RATES, **rates}
-        )
-
-    return set_rates
 
 
 @pytest.fixture

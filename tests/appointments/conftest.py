@@ -3,7 +3,6 @@
 import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
-from rest_framework.throttling import SimpleRateThrottle
 
 from accounts.models import User, UserType
 from accounts.services import access_token_issue, user_create
@@ -29,22 +28,6 @@ def empty_cache():
     cache.clear()
     yield
     cache.clear()
-
-
-@pytest.fixture
-def throttle_rates(monkeypatch):
-    """Set some throttle rates (scope=rate) for one test; the others keep their values.
-
-    DRF reads the rates into SimpleRateThrottle.THROTTLE_RATES when it is imported, so the
-    class attribute is patched (and restored by monkeypatch) rather than the settings.
-    """
-
-    def set_rates(**rates: str) -> None:
-        monkeypatch.setattr(
-            SimpleRateThrottle, "THROTTLE_RATES", {**SimpleRateThrottle.THROTTLE_RATES, **rates}
-        )
-
-    return set_rates
 
 
 @pytest.fixture
