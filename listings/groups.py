@@ -183,6 +183,12 @@ class GroupCount:
     bounds: tuple[str, list]
     partial: tuple[Q, ...] | None
 
+    @property
+    def from_groups_alone(self) -> bool:
+        """Whether the groups' sum is the exact count, no match read: no price range cuts
+        through a band."""
+        return self.partial == ()
+
     def statement(self, listings: QuerySet, *, limit: int | None) -> tuple[str, tuple]:
         """The bounds and, when they leave the count open, the counts of the search's
         matches (`listings`, unordered) outside the whole bands, in one statement

@@ -362,14 +362,19 @@ class PropertyPagination(PageLimitPagination):
         else:
             matches = matches_statement(unordered)
             statement = count_statement(matches, limit + 1)
-        kept = self.kept_counts.get(statement) if self.kept_counts is not None else None
+        kept_counts = self.kept_counts
+        if self.group_count is not None and self.group_count.from_groups_alone:
+            # Adding up a few hundred groups costs less than keeping its result (the cache's
+            # two round trips): only counts that read matches are kept.
+            kept_counts = None
+        kept = kept_counts.get(statement) if kept_counts is not None else None
         if kept is None:
             if self.group_count is not None:
                 kept = self._grouped_count(unordered, statement, limit)
             else:
                 kept = self._count(unordered, matches, statement, limit)
-            if self.kept_counts is not None:
-                self.kept_counts.store(statement, kept)
+            if kept_counts is not None:
+                kept_counts.store(statement, kept)
         self.exact = kept.exact
         self.table_rows = kept.table_rows
         return kept.total

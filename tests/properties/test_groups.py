@@ -10,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from config.api.pagination import PropertyPagination
 from listings import groups, services
+from listings.cache import PublicCounts
 from listings.demo_bulk import bulk_seed
 from listings.groups import grouped_count_statement
 from listings.models import (
@@ -190,6 +191,30 @@ def test_a_search_the_groups_hold_is_counted_exactly_past_the_limit(anonymous_cl
     assert (body["totalItems"], body["totalItemsExact"], body["totalPages"]) == (6, True, 2)
     assert len(body["properties"]) == 4
     assert len(queries) == 3
+
+
+def test_a_count_from_the_groups_alone_is_not_kept_but_added_up_again(
+    anonymous_client, settings, monkeypatch
+):
+    # given the cache of public reads on, and a search the groups count exactly (no price
+    # range), its first page read
+    settings.PUBLIC_READ_CACHE_SECONDS = 60
+    kept = []
+    monkeypatch.setattr(PublicCounts, "store", lambda counts, *args: kept.append(args))
+    ListingFactory.create_batch(3, transaction_type=TransactionType.RENT)
+    first = anonymous_client.get(PROPERTIES_URL, {"transactionType": "RENT", "limit": 2})
+
+    # when its second page is read
+    with CaptureQueriesContext(connection) as queries:
+        second = anonymous_client.get(
+            PROPERTIES_URL, {"transactionType": "RENT", "limit": 2, "page": 2}
+        )
+
+    # then no count was kept: the second page added the groups up again
+    assert (first.json()["totalItems"], second.json()["totalItems"]) == (3, 3)
+    assert kept == []
+    table = PublicListingGroup._meta.db_table
+    assert len([query for query in queries if table in query["sql"]]) == 1
 
 
 @pytest.mark.parametrize(
