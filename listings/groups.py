@@ -76,31 +76,35 @@ class GroupedSearch:
     max_price: Decimal | None = None
 
     def bands_inside(self) -> tuple[int, int] | None:
-        """The first and last bands whose every price lies in the range; None if none does."""
-        inside = [
-            band
-            for band in range(LAST_BAND + 1)
-            if (self.min_price is None or _band_floor(band) >= self.min_price)
-            and (
-                self.max_price is None
-                or ((ceiling := _band_ceiling(band)) is not None and ceiling <= self.max_price)
-            )
-        ]
-        return (inside[0], inside[-1]) if inside else None
+        """The first and last bands whose every price lies in the range; None if none does.
+
+        The first is the lowest band whose floor is at least the minimum; the last, the
+        highest whose ceiling is at most the maximum (the last band has none: only without
+        a maximum). Found by bisection of the edges: a walk over the bands' ninety-seven
+        pairs of Decimal comparisons, three times per search, was a twentieth of a
+        search's CPU.
+        """
+        first = (
+            0
+            if self.min_price is None or self.min_price <= 0
+            else (bisect.bisect_left(PRICE_BAND_EDGES, self.min_price) + 1)
+        )
+        last = (
+            LAST_BAND
+            if self.max_price is None
+            else bisect.bisect_right(PRICE_BAND_EDGES, self.max_price) - 1
+        )
+        return (first, last) if first <= last else None
 
     def bands_touched(self) -> tuple[int, int] | None:
-        """The first and last bands holding a price in the range; None if none can."""
-        touched = [
-            band
-            for band in range(LAST_BAND + 1)
-            if (
-                self.min_price is None
-                or (ceiling := _band_ceiling(band)) is None
-                or ceiling > self.min_price
-            )
-            and (self.max_price is None or _band_floor(band) <= self.max_price)
-        ]
-        return (touched[0], touched[-1]) if touched else None
+        """The first and last bands holding a price in the range; None if none can: from
+        the band of the minimum (the first whose ceiling is above it) to the band of the
+        maximum (the last whose floor is at most it)."""
+        if self.max_price is not None and self.max_price < 0:
+            return None
+        first = 0 if self.min_price is None else price_band(self.min_price)
+        last = LAST_BAND if self.max_price is None else price_band(self.max_price)
+        return (first, last) if first <= last else None
 
     def outside_whole_bands(self) -> tuple[Q, ...] | None:
         """Conditions on the price that, with the search's own, select its matches outside
