@@ -1,7 +1,9 @@
 """The project's FilterSet (config.filters): every API filterset copies its declarations
 shallowly and builds its form class once, and still judges each request on its own."""
 
+import django_filters
 import pytest
+from django.db.models import QuerySet
 
 from accounts.filters import UserFilter
 from appointments.filters import AppointmentFilter
@@ -10,6 +12,7 @@ from listings.filters import PropertyFilter
 from listings.forms import SearchPageFilter
 from listings.models import Property
 from notifications.filters import NotificationFilter
+from tests.factories import ListingFactory
 
 # Each filterset with a choice parameter that a made-up value fails.
 FILTERSETS = [
@@ -63,3 +66,40 @@ def test_the_websites_labels_are_on_its_own_form_class_not_on_the_apis(db):
     assert api.form.fields["q"].widget.attrs == {"maxlength": "200"}
     assert "inputmode" not in api.form.fields["minPrice"].widget.attrs
     assert api.is_valid()
+
+
+def test_filters_on_the_models_own_columns_are_applied_in_one_call(db, monkeypatch):
+    # given listings, and a search on six columns of theirs and a town (a method filter)
+    wanted = ListingFactory(
+        kind="house", transaction_type="SALE", price=250_000, municipality="Madrid", bedrooms=3
+    )
+    ListingFactory(kind="house", transaction_type="SALE", price=250_000, municipality="Lugo")
+    ListingFactory(kind="house", transaction_type="RENT", price=1_200, municipality="Madrid")
+    ListingFactory(kind="apartment", transaction_type="SALE", price=90_000, bedrooms=1)
+    search = {
+        "type": "house",
+        "transactionType": "SALE",
+        "minPrice": "100000",
+        "maxPrice": "400000",
+        "minBedrooms": "2",
+        "municipality": " madrid ",
+    }
+    filterset = PropertyFilter(search, queryset=Property.objects.all())
+    assert filterset.is_valid()
+    calls = []
+    filter_once = QuerySet.filter
+
+    def counted(queryset, *args, **kwargs):
+        calls.append(args or kwargs)
+        return filter_once(queryset, *args, **kwargs)
+
+    monkeypatch.setattr(QuerySet, "filter", counted)
+
+    # when the project's filterset and django-filter's own filter the listings
+    ours = FilterSet.filter_queryset(filterset, Property.objects.all())
+    ours_calls, calls[:] = len(calls), []
+    theirs = django_filters.FilterSet.filter_queryset(filterset, Property.objects.all())
+
+    # then they find the same listing, the project's in two calls: the town's, the rest's
+    assert list(ours) == list(theirs) == [wanted]
+    assert (ours_calls, len(calls)) == (2, 6)
