@@ -4,10 +4,16 @@ shallowly and builds its form class once, and still judges each request on its o
 import django_filters
 import pytest
 from django.db.models import QuerySet
+from django.http import QueryDict
 
 from accounts.filters import UserFilter
 from appointments.filters import AppointmentFilter
-from config.filters import FilterSet, SharedFields, SharedFilterDeclarations
+from config.filters import (
+    AbsentFieldsCleanedOnce,
+    FilterSet,
+    SharedFields,
+    SharedFilterDeclarations,
+)
 from listings.filters import PropertyFilter
 from listings.forms import SearchPageFilter
 from listings.models import Property
@@ -103,3 +109,34 @@ def test_filters_on_the_models_own_columns_are_applied_in_one_call(db, monkeypat
     # then they find the same listing, the project's in two calls: the town's, the rest's
     assert list(ours) == list(theirs) == [wanted]
     assert (ours_calls, len(calls)) == (2, 6)
+
+
+QUERIES = [
+    {},
+    {"status": "AVAILABLE"},
+    {"minPrice": "100", "maxPrice": "50", "q": "  garden "},
+    {"status": "NO-SUCH-CHOICE", "minBedrooms": "two", "bbox": "1,2,3"},
+    {"lat": "40.4", "lng": "-3.7", "radiusKm": "5", "sort": "-price", "page": "2"},
+    {"userType": "CUSTOMER", "unread": "true", "isRead": "maybe"},
+]
+
+
+@pytest.mark.parametrize(("filterset_class", "choice"), [*FILTERSETS, (SearchPageFilter, "sort")])
+@pytest.mark.parametrize("query", QUERIES)
+def test_forms_clean_missing_fields_to_what_django_cleans_them_to(
+    filterset_class, choice, query, db
+):
+    # given a query naming some of a filterset's parameters (some of them wrongly)
+    queryset = filterset_class._meta.model._default_manager.all()
+    data = QueryDict(mutable=True)
+    data.update(query)
+    form = filterset_class(data, queryset=queryset).form
+    # and Django's own form of the same fields, which cleans every field
+    djangos = type(form).__bases__[1](data)
+
+    # then both clean the data to the same values and find the same errors
+    assert isinstance(form, AbsentFieldsCleanedOnce)
+    assert not isinstance(djangos, AbsentFieldsCleanedOnce)
+    assert form.is_valid() is djangos.is_valid()
+    assert form.cleaned_data == djangos.cleaned_data
+    assert form.errors == djangos.errors
