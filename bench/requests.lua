@@ -14,8 +14,13 @@ function init(args)
   math.randomseed(tonumber(args[2] or "1") + (id or 0))
 end
 
+-- setup() runs once per thread in wrk's main script: the threads are numbered there (a
+-- thread has no number of its own), so that each draws a sequence of its own.
+local threads = 0
+
 function setup(thread)
-  thread:set("id", tonumber(thread.id) or 0)
+  thread:set("id", threads)
+  threads = threads + 1
 end
 
 function request()
