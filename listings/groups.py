@@ -22,12 +22,16 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from django.db import connections
 from django.db.models import Q, QuerySet
 
 from config.api.pagination import count_statement, matches_statement
 from listings.models import HIDDEN_STATUSES, Property, PublicListingGroup
+
+if TYPE_CHECKING:
+    from listings.search_statements import SearchStatements
 
 # The bands' lower edges: 10 EUR to 820,000,000 EUR in twelve steps a decade (the E12
 # series), about 20 % apart. Band i holds prices from edge i - 1 (0 for the first) up to
@@ -106,21 +110,37 @@ class GroupedSearch:
         last = LAST_BAND if self.max_price is None else price_band(self.max_price)
         return (first, last) if first <= last else None
 
-    def outside_whole_bands(self) -> tuple[Q, ...] | None:
-        """Conditions on the price that, with the search's own, select its matches outside
-        the bands wholly inside its range (below them, above them): the lower bound plus
-        their counts is the exact count. None when no band lies wholly inside."""
+    def outside_edges(self) -> dict[str, Decimal] | None:
+        """Where the search's matches outside the bands wholly inside its range lie: below
+        the first such band's floor (`below`, when the range starts under it) and from the
+        last one's ceiling up (`above`, when the range ends above it); None when no band
+        lies wholly inside. The lower bound plus the counts of those matches is the exact
+        count."""
         inside = self.bands_inside()
         if inside is None:
             return None
         first, last = inside
-        conditions = []
+        edges = {}
         if self.min_price is not None and _band_floor(first) > self.min_price:
-            conditions.append(Q(price__lt=_band_floor(first)))
+            edges["below"] = _band_floor(first)
         ceiling = _band_ceiling(last)
         if self.max_price is not None and ceiling is not None and ceiling <= self.max_price:
-            conditions.append(Q(price__gte=ceiling))
-        return tuple(conditions)
+            edges["above"] = ceiling
+        return edges
+
+    @staticmethod
+    def edge_condition(side: str, edge: Decimal) -> Q:
+        """The condition on the price of the matches on one side of the whole bands."""
+        return Q(price__lt=edge) if side == "below" else Q(price__gte=edge)
+
+    def outside_whole_bands(self) -> tuple[Q, ...] | None:
+        """Conditions on the price that, with the search's own, select its matches outside
+        the bands wholly inside its range (outside_edges). None when no band lies wholly
+        inside."""
+        edges = self.outside_edges()
+        if edges is None:
+            return None
+        return tuple(self.edge_condition(side, edge) for side, edge in edges.items())
 
 
 def bounds_statement(search: GroupedSearch) -> tuple[str, list]:
@@ -186,6 +206,9 @@ class GroupCount:
 
     bounds: tuple[str, list]
     partial: tuple[Q, ...] | None
+    # The search's statements compiled once for its shape (listings.search_statements), with
+    # the counts of its partial matches capped at `statements.cap`; None: compiled here.
+    statements: "SearchStatements | None" = None
 
     @property
     def from_groups_alone(self) -> bool:
@@ -198,18 +221,30 @@ class GroupCount:
         matches (`listings`, unordered) outside the whole bands, in one statement
         (grouped_count_statement): each count capped just past `limit` (the API's exact
         limit), or whole for None."""
-        parts = [listings] if self.partial is None else [listings.filter(p) for p in self.partial]
         cap = None if limit is None else limit + 1
-        counts = [count_statement(matches_statement(part), cap) for part in parts]
+        counts = None
+        if self.statements is not None and self.statements.cap == cap:
+            counts = self.statements.partial_counts()
+        if counts is None:
+            parts = (
+                [listings] if self.partial is None else [listings.filter(p) for p in self.partial]
+            )
+            counts = [count_statement(matches_statement(part), cap) for part in parts]
         return grouped_count_statement(self.bounds, counts, limit)
 
 
-def search_count(search: GroupedSearch | None, *, database: str) -> GroupCount | None:
+def search_count(
+    search: GroupedSearch | None,
+    *,
+    database: str,
+    statements: "SearchStatements | None" = None,
+) -> GroupCount | None:
     """How to count a public search on `database` from its groups, or None when the groups
-    cannot count it (a filter they do not hold, or a database without them)."""
+    cannot count it (a filter they do not hold, or a database without them); `statements`:
+    its own, from its shape's (listings.search_statements)."""
     if search is None or connections[database].vendor != "postgresql":
         return None
-    return GroupCount(bounds_statement(search), search.outside_whole_bands())
+    return GroupCount(bounds_statement(search), search.outside_whole_bands(), statements)
 
 
 def exact_count(search: GroupedSearch | None, listings: QuerySet) -> int | None:

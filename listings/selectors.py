@@ -168,7 +168,12 @@ def _rows_in_order(ids: list[str], *, galleries: bool) -> list[dict]:
 
 
 def _page_rows(
-    listings: QuerySet[Property], *, offset: int, limit: int, galleries: bool
+    listings: QuerySet[Property],
+    *,
+    offset: int,
+    limit: int,
+    galleries: bool,
+    ids_statement: tuple[str, list] | None,
 ) -> list[dict]:
     """The page's listings as list rows, found by their ids first when the order allows it.
 
@@ -178,8 +183,14 @@ def _page_rows(
     rows of the page are read afterwards by their ids (a "deferred join", in two
     statements: the second is always the same, so it is compiled once and prepared). An
     order on an alias (the relevance rank of a text search) cannot be repeated outside its
-    query: such pages are read as they are.
+    query: such pages are read as they are. A search whose statements are compiled once
+    (listings.search_statements) gives the page's ids statement itself.
     """
+    if ids_statement is not None:
+        with connections[listings.db].cursor() as cursor:
+            cursor.execute(*ids_statement)
+            ids = [listing_id for (listing_id,) in cursor.fetchall()]
+        return _rows_in_order(ids, galleries=galleries)
     concrete = {field.name for field in listings.model._meta.concrete_fields}
     order = listings.query.order_by
     repeatable = order and all(
@@ -192,16 +203,25 @@ def _page_rows(
     return _rows_in_order(ids, galleries=galleries)
 
 
-def property_list_page(listings: QuerySet[Property], *, offset: int, limit: int) -> list[dict]:
+def property_list_page(
+    listings: QuerySet[Property],
+    *,
+    offset: int,
+    limit: int,
+    ids_statement: tuple[str, list] | None = None,
+) -> list[dict]:
     """One page of listings as plain rows, each with `images` [(id, file name)] in gallery order.
 
     On PostgreSQL the page's ids, then its rows with their photos; elsewhere the photos
     take a query of their own; whatever the page size. No model instances are built: a
     list page is the API's hottest read, and rows shaped by listings.api.serializers.
     property_list_items cost a fraction of model serializers (docs/performance.md).
+    `ids_statement`: the statement of the page's ids, when the search has one of its own.
     """
     galleries = _galleries_in_row(listings.db)
-    rows = _page_rows(listings, offset=offset, limit=limit, galleries=galleries)
+    rows = _page_rows(
+        listings, offset=offset, limit=limit, galleries=galleries, ids_statement=ids_statement
+    )
     if galleries:
         for row in rows:
             row["images"] = [tuple(entry) for entry in row.pop("photo_entries") or ()]

@@ -12,11 +12,14 @@ import gc, sys
 import config.wsgi
 frozen = gc.get_freeze_count()
 views = "listings.api.views" in sys.modules
-print(frozen, views)
+from django.db import connection
+from listings.search_statements import shape_statement
+print(frozen, views, connection.vendor, shape_statement.cache_info().currsize)
 """
 
 
 def test_the_entry_point_loads_the_views_and_freezes_what_it_loaded():
+    # (and, on PostgreSQL, compiles the public searches' statements of every shape)
     # given a fresh process, as a gunicorn worker starts
     environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
 
@@ -33,6 +36,11 @@ def test_the_entry_point_loads_the_views_and_freezes_what_it_loaded():
 
     # then the views are loaded before any request, and the objects loaded so far are
     # kept out of the garbage collector's full collections
-    frozen, views = result.stdout.split()
+    frozen, views, vendor, statements = result.stdout.split()
     assert views == "True"
     assert int(frozen) > 50_000
+    # and on PostgreSQL every shape's statements are compiled: 128 sets of the seven
+    # grouped filters, each with seven orders and two ways to read a page (1,792), and a
+    # count of every match (128), of those under a price range's whole bands (64) and of
+    # those above them (64)
+    assert int(statements) == (2_048 if vendor == "postgresql" else 0)

@@ -87,6 +87,10 @@ class PageLimitPagination(BasePagination):
         offset = self._count_pages(queryset)
         if self.exact and offset >= self.total:
             return []
+        return self.read_page(queryset, offset, page_rows=page_rows)
+
+    def read_page(self, queryset: QuerySet | Sequence, offset: int, *, page_rows) -> list:
+        """The counted page's rows (subclasses may read them their own way)."""
         return page_rows(self.page_queryset(queryset, offset), offset=offset, limit=self.limit)
 
     def get_paginated_response(self, data) -> Response:
@@ -457,17 +461,34 @@ class PropertyPagination(PageLimitPagination):
         search counted exactly past the limit (listings.groups) is broad enough for the walk
         (the "houses to rent" by price, 20,000 of them: sorted 55 ms, walked 1 ms).
         """
-        if not self.exact or not self.table_rows or not isinstance(queryset, QuerySet):
-            return queryset
+        if isinstance(queryset, QuerySet) and self.sorts_whole(queryset, offset):
+            return sorted_after_filtering(queryset)
+        return queryset
+
+    def sorts_whole(self, queryset: QuerySet, offset: int) -> bool:
+        """Whether the page is read by sorting the matches themselves (page_queryset)."""
+        if not self.exact or not self.table_rows:
+            return False
         if self.total > settings.PROPERTY_LIST_EXACT_COUNT_LIMIT:
-            return queryset
+            return False
         order = queryset.query.order_by
         leading = order[0].lstrip("-") if order and isinstance(order[0], str) else None
         unevenness = self.walk_unevenness_by_column.get(leading, self.walk_unevenness)
         walk = (offset + self.limit) * self.table_rows * unevenness
-        if self.total * self.total < walk:
-            return sorted_after_filtering(queryset)
-        return queryset
+        return self.total * self.total < walk
+
+    def read_page(self, queryset: QuerySet | Sequence, offset: int, *, page_rows) -> list:
+        """The page's rows; a search with statements of its own (`group_count.statements`,
+        listings.search_statements) finds the page's ids by its own statement."""
+        statements = self.group_count.statements if self.group_count is not None else None
+        ids = None
+        if statements is not None:
+            ids = statements.ids(
+                offset=offset, limit=self.limit, sorted_whole=self.sorts_whole(queryset, offset)
+            )
+        if ids is None:
+            return super().read_page(queryset, offset, page_rows=page_rows)
+        return page_rows(queryset, offset=offset, limit=self.limit, ids_statement=ids)
 
     def get_paginated_response(self, data) -> Response:
         return Response(

@@ -1,5 +1,7 @@
 """The listings endpoints."""
 
+from django.conf import settings
+from django.db import connections
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import (
@@ -32,6 +34,7 @@ from listings.api.serializers import (
 from listings.cache import PublicCounts, public_read_get, public_reads_enabled
 from listings.filters import PropertyFilter
 from listings.models import KIND_MODELS, PropertyCategory, PropertyType
+from listings.search_statements import search_statements
 
 
 @extend_schema_view(
@@ -173,8 +176,16 @@ class PropertyViewSet(CamelCasedActionsMixin, viewsets.GenericViewSet):
             self.paginator.kept_counts = PublicCounts(self.public_read_miss.generation)
         listings = self.filter_queryset(self.get_queryset())
         if selectors.viewer_sees_only_public(request.user):
+            search = self.filterset.grouped_search()
+            statements = None
+            if search is not None and connections[listings.db].vendor == "postgresql":
+                statements = search_statements(
+                    search,
+                    sort=self.filterset.form.cleaned_data.get("sort"),
+                    cap=settings.PROPERTY_LIST_EXACT_COUNT_LIMIT + 1,
+                )
             self.paginator.group_count = groups.search_count(
-                self.filterset.grouped_search(), database=listings.db
+                search, database=listings.db, statements=statements
             )
         rows = self.paginator.paginate_rows(
             listings, request, page_rows=selectors.property_list_page
