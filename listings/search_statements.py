@@ -82,6 +82,7 @@ class Statement:
     slots: tuple[tuple[int, str, type], ...]
 
     def bind(self, values: dict) -> tuple[str, list]:
+        """The SQL and its parameters with a search's values in the slots."""
         params = list(self.params)
         for position, name, prepared in self.slots:
             params[position] = prepared(values[name])
