@@ -1,12 +1,20 @@
 """Fixtures of the Properties API tests: one signed-in client per role, and a clean cache."""
 
+import uuid
+
 import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from accounts.models import UserType
 from accounts.services import access_token_issue, user_create
-from tests.factories import CategoryFactory
+from tests.factories import (
+    CategoryFactory,
+    ImageFactory,
+    ListingFactory,
+    TypeSpecificRecordFactory,
+)
+from tests.test_cache_backend import REDIS_URL
 
 
 def signed_in_client(user) -> APIClient:
@@ -120,3 +128,32 @@ def clients(anonymous_client, customer_client, owner_client, other_owner_client,
 @pytest.fixture
 def category(db):
     return CategoryFactory(name="Residential", description="Homes to live in.")
+
+
+@pytest.fixture
+def cache_on(settings):
+    """The cache of public reads on (the test settings keep it off)."""
+    settings.PUBLIC_READ_CACHE_SECONDS = 60
+
+
+@pytest.fixture
+def listing(owner, category):
+    """One public flat with a photo, the one the cache's tests read."""
+    listing = ListingFactory(owner=owner, category=category, title="Sunny flat")
+    TypeSpecificRecordFactory(property=listing, kind="apartment")
+    ImageFactory(property=listing)
+    return listing
+
+
+@pytest.fixture
+def redis_cache(settings):
+    """The platform's cache on Redis, as in production, under a key prefix of its own."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "config.cache.KeptClientRedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": f"test-{uuid.uuid4().hex}",
+        }
+    }
+    yield cache
+    cache.clear()

@@ -5,8 +5,6 @@ so the writes here run inside django_capture_on_commit_callbacks(execute=True), 
 the commit callbacks as a commit would.
 """
 
-import uuid
-
 import pytest
 from django.core.cache import cache
 from django.core.files.base import ContentFile
@@ -18,31 +16,17 @@ from listings.cache import GENERATION_KEY
 from listings.models import PropertyStatus, PropertyType, PublicListingGroup
 from media_app.models import Image
 from media_app.services import image_delete, image_update, image_upload
-from tests.factories import ImageFactory, ListingFactory, TypeSpecificRecordFactory
+from tests.factories import ListingFactory
 from tests.media.support import jpeg_bytes
 from tests.properties.support import PROPERTIES_URL, property_url
-from tests.test_cache_backend import REDIS_URL
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def cache_on(settings):
-    settings.PUBLIC_READ_CACHE_SECONDS = 60
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("cache_on")]
 
 
 @pytest.fixture
 def media_root(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path
     return tmp_path
-
-
-@pytest.fixture
-def listing(owner, category):
-    listing = ListingFactory(owner=owner, category=category, title="Sunny flat")
-    TypeSpecificRecordFactory(property=listing, kind=PropertyType.APARTMENT)
-    ImageFactory(property=listing)
-    return listing
 
 
 def read_twice(client, url, django_assert_num_queries, *, queries_on_hit=0, **parameters):
@@ -300,23 +284,13 @@ def test_a_write_that_rolls_back_keeps_the_cached_reads(
 
 
 def test_public_reads_are_served_from_redis(
-    settings, anonymous_client, listing, django_assert_num_queries
+    redis_cache, anonymous_client, listing, django_assert_num_queries
 ):
-    # given the platform's cache on Redis, as in production
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "config.cache.KeptClientRedisCache",
-            "LOCATION": REDIS_URL,
-            "KEY_PREFIX": f"test-{uuid.uuid4().hex}",
-        }
-    }
-    try:
-        # when the list and the listing are read twice
-        # then the second answers are the first ones, from Redis, without a query
-        read_twice(anonymous_client, PROPERTIES_URL, django_assert_num_queries)
-        read_twice(anonymous_client, property_url(listing.id), django_assert_num_queries)
-    finally:
-        cache.clear()
+    # given the platform's cache on Redis, as in production (redis_cache)
+    # when the list and the listing are read twice
+    # then the second answers are the first ones, from Redis, without a query
+    read_twice(anonymous_client, PROPERTIES_URL, django_assert_num_queries)
+    read_twice(anonymous_client, property_url(listing.id), django_assert_num_queries)
 
 
 # --- Counts kept between the pages of a search ------------------------------------------

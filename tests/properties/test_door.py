@@ -1,32 +1,16 @@
 """Anonymous visitors' cached reads served at the door (listings.middleware), before the
 rest of the stack: whole as the stack made them, rate-limited, and only for them."""
 
-import uuid
-
 import pytest
 from django.core.cache import cache
 
 from listings import services
 from listings.api.views import PropertyViewSet
 from tests.api.support import assert_problem
-from tests.factories import ImageFactory, ListingFactory, TypeSpecificRecordFactory
+from tests.factories import ListingFactory
 from tests.properties.support import PROPERTIES_URL, property_url
-from tests.test_cache_backend import REDIS_URL
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def cache_on(settings):
-    settings.PUBLIC_READ_CACHE_SECONDS = 60
-
-
-@pytest.fixture
-def listing(owner, category):
-    listing = ListingFactory(owner=owner, category=category, title="Sunny flat")
-    TypeSpecificRecordFactory(property=listing, kind="apartment")
-    ImageFactory(property=listing)
-    return listing
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("cache_on")]
 
 
 @pytest.fixture
@@ -209,34 +193,24 @@ def test_a_write_makes_the_doors_entry_stale(
 
 
 def test_with_redis_a_hit_at_the_door_is_one_round_trip(
-    settings, anonymous_client, listing, views_run, monkeypatch
+    redis_cache, anonymous_client, listing, views_run, monkeypatch
 ):
-    # given the production cache on Redis, its commands counted
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "config.cache.KeptClientRedisCache",
-            "LOCATION": REDIS_URL,
-            "KEY_PREFIX": f"test-{uuid.uuid4().hex}",
-        }
-    }
-    try:
-        first = anonymous_client.get(PROPERTIES_URL)
-        client = cache._cache.get_client(write=True)
-        commands = []
-        execute = type(client).execute_command
+    # given the production cache on Redis (redis_cache), its commands counted
+    first = anonymous_client.get(PROPERTIES_URL)
+    client = cache._cache.get_client(write=True)
+    commands = []
+    execute = type(client).execute_command
 
-        def counting(redis_client, *args, **options):
-            commands.append(args[0])
-            return execute(redis_client, *args, **options)
+    def counting(redis_client, *args, **options):
+        commands.append(args[0])
+        return execute(redis_client, *args, **options)
 
-        monkeypatch.setattr(type(client), "execute_command", counting)
+    monkeypatch.setattr(type(client), "execute_command", counting)
 
-        # when the page is read again
-        again = anonymous_client.get(PROPERTIES_URL)
+    # when the page is read again
+    again = anonymous_client.get(PROPERTIES_URL)
 
-        # then one script counted the hit and read the generation and the page
-        assert again.content == first.content
-        assert commands == ["EVALSHA"]
-        assert views_run == [PROPERTIES_URL]
-    finally:
-        cache.clear()
+    # then one script counted the hit and read the generation and the page
+    assert again.content == first.content
+    assert commands == ["EVALSHA"]
+    assert views_run == [PROPERTIES_URL]
