@@ -133,15 +133,6 @@ class GroupedSearch:
         """The condition on the price of the matches on one side of the whole bands."""
         return Q(price__lt=edge) if side == "below" else Q(price__gte=edge)
 
-    def outside_whole_bands(self) -> tuple[Q, ...] | None:
-        """Conditions on the price that, with the search's own, select its matches outside
-        the bands wholly inside its range (outside_edges). None when no band lies wholly
-        inside."""
-        edges = self.outside_edges()
-        if edges is None:
-            return None
-        return tuple(self.edge_condition(side, edge) for side, edge in edges.items())
-
 
 def bounds_statement(search: GroupedSearch) -> tuple[str, list]:
     """SQL selecting `low` and `high`: at least and at most how many public listings the
@@ -201,20 +192,21 @@ def grouped_count_statement(
 class GroupCount:
     """How to count a public search from its groups: `bounds` selects at least and at most
     how many listings it matches; past the lower bound, only its matches in the price bands
-    the range cuts through are left to count, each condition of `partial` apart (None:
-    every match, when no band lies wholly inside the range)."""
+    the range cuts through are left to count, on each side of the whole bands apart
+    (`edges`: GroupedSearch.outside_edges; None: every match, when no band lies wholly
+    inside the range)."""
 
     bounds: tuple[str, list]
-    partial: tuple[Q, ...] | None
-    # The search's statements compiled once for its shape (listings.search_statements), with
-    # the counts of its partial matches capped at `statements.cap`; None: compiled here.
+    edges: dict[str, Decimal] | None
+    # The search's statements compiled once for its shape (listings.search_statements);
+    # None: compiled here.
     statements: "SearchStatements | None" = None
 
     @property
     def from_groups_alone(self) -> bool:
         """Whether the groups' sum is the exact count, no match read: no price range cuts
         through a band."""
-        return self.partial == ()
+        return self.edges == {}
 
     def statement(self, listings: QuerySet, *, limit: int | None) -> tuple[str, tuple]:
         """The bounds and, when they leave the count open, the counts of the search's
@@ -223,11 +215,16 @@ class GroupCount:
         limit), or whole for None."""
         cap = None if limit is None else limit + 1
         counts = None
-        if self.statements is not None and self.statements.cap == cap:
-            counts = self.statements.partial_counts()
+        if self.statements is not None:
+            counts = self.statements.partial_counts(self.edges, cap=cap)
         if counts is None:
             parts = (
-                [listings] if self.partial is None else [listings.filter(p) for p in self.partial]
+                [listings]
+                if self.edges is None
+                else [
+                    listings.filter(GroupedSearch.edge_condition(side, edge))
+                    for side, edge in self.edges.items()
+                ]
             )
             counts = [count_statement(matches_statement(part), cap) for part in parts]
         return grouped_count_statement(self.bounds, counts, limit)
@@ -244,7 +241,7 @@ def search_count(
     its own, from its shape's (listings.search_statements)."""
     if search is None or connections[database].vendor != "postgresql":
         return None
-    return GroupCount(bounds_statement(search), search.outside_whole_bands(), statements)
+    return GroupCount(bounds_statement(search), search.outside_edges(), statements)
 
 
 def exact_count(search: GroupedSearch | None, listings: QuerySet) -> int | None:

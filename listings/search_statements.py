@@ -152,16 +152,12 @@ def shape_statement(
 
 @dataclass(frozen=True)
 class SearchStatements:
-    """A public search's statements from its shape's (shape_statement), its counts capped
-    at `cap` (config.api.pagination.count_statement); each None when left to the ORM."""
+    """A public search's statements from its shape's (shape_statement); each None when
+    left to the ORM."""
 
     names: tuple[str, ...]
     sort: str
     values: dict
-    # Where the search's matches outside the whole bands lie (GroupedSearch.outside_edges):
-    # None to count every match.
-    edges: dict | None
-    cap: int | None
 
     def ids(self, *, offset: int, limit: int, sorted_whole: bool) -> tuple[str, list] | None:
         """The statement of the ids of a page of the search's matches, in its order."""
@@ -173,32 +169,31 @@ class SearchStatements:
         params[-2:] = [limit, offset]
         return sql, params
 
-    def partial_counts(self) -> list[tuple[str, list]] | None:
+    def partial_counts(
+        self, edges: dict | None, *, cap: int | None
+    ) -> list[tuple[str, list]] | None:
         """The statements counting the search's matches the groups leave open (listings.
-        groups.GroupCount.statement)."""
-        parts = (
-            {EVERY_MATCH: {}} if self.edges is None else {s: {s: e} for s, e in self.edges.items()}
-        )
+        groups.GroupCount.statement), each up to `cap` (config.api.pagination.
+        count_statement): on each side of the whole bands (`edges`, GroupedSearch.
+        outside_edges), or every match for None."""
+        parts = {EVERY_MATCH: {}} if edges is None else {s: {s: e} for s, e in edges.items()}
         counts = []
         for part, edge in parts.items():
             # A count's statement does not depend on the order: one for every sort.
-            statement = shape_statement(self.names, "", part, self.cap)
+            statement = shape_statement(self.names, "", part, cap)
             if statement is None:
                 return None
             counts.append(statement.bind({**self.values, **edge}))
         return counts
 
 
-def search_statements(
-    search: GroupedSearch, *, sort: str | None, cap: int | None
-) -> SearchStatements:
-    """The statements of a public search the groups count (its filterset's grouped search),
-    its counts capped at `cap`."""
+def search_statements(search: GroupedSearch, *, sort: str | None) -> SearchStatements:
+    """The statements of a public search the groups count (its filterset's grouped search)."""
     names = tuple(
         name for name, attribute in GROUPED.items() if getattr(search, attribute) is not None
     )
     values = {GROUPED[name]: getattr(search, GROUPED[name]) for name in names}
-    return SearchStatements(names, sort or "", values, search.outside_edges(), cap)
+    return SearchStatements(names, sort or "", values)
 
 
 def shapes_compile(*, cap: int | None) -> int:

@@ -1,7 +1,5 @@
 """The listings endpoints."""
 
-from django.conf import settings
-from django.db import connections
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import (
@@ -178,12 +176,9 @@ class PropertyViewSet(CamelCasedActionsMixin, viewsets.GenericViewSet):
         if selectors.viewer_sees_only_public(request.user):
             search = self.filterset.grouped_search()
             statements = None
-            if search is not None and connections[listings.db].vendor == "postgresql":
-                statements = search_statements(
-                    search,
-                    sort=self.filterset.form.cleaned_data.get("sort"),
-                    cap=settings.PROPERTY_LIST_EXACT_COUNT_LIMIT + 1,
-                )
+            if search is not None:
+                sort = self.filterset.form.cleaned_data.get("sort")
+                statements = search_statements(search, sort=sort)
             self.paginator.group_count = groups.search_count(
                 search, database=listings.db, statements=statements
             )

@@ -263,7 +263,12 @@ def test_the_matches_left_to_count_lie_outside_the_whole_bands(prices, outside):
     search = groups.GroupedSearch(min_price=low, max_price=high)
 
     # when the matches left to count past the whole bands are asked for
-    conditions = search.outside_whole_bands()
+    edges = search.outside_edges()
+    conditions = (
+        None
+        if edges is None
+        else tuple(groups.GroupedSearch.edge_condition(*edge) for edge in edges.items())
+    )
 
     # then they are the prices below and above them (None: every match, no whole band)
     assert conditions == outside

@@ -92,7 +92,7 @@ def test_each_searchs_statements_find_what_the_orms_find(seeded):
         listings = filterset.qs
 
         # when their statements are made from their shapes'
-        statements = search_statements(search, sort=data.get("sort"), cap=CAP)
+        statements = search_statements(search, sort=data.get("sort"))
 
         # then each page's ids, walked or sorted whole, are the ORM's page
         for sorted_whole in (False, True):
@@ -104,9 +104,9 @@ def test_each_searchs_statements_find_what_the_orms_find(seeded):
                 assert [row[0] for row in executed(ids)] == expected, data
         # and the matches left to count, outside the whole bands, are counted as the ORM
         # counts them, up to the cap
-        counts = statements.partial_counts()
-        assert counts is not None, data
         edges = search.outside_edges()
+        counts = statements.partial_counts(edges, cap=CAP)
+        assert counts is not None, data
         parts = (
             [listings]
             if edges is None
