@@ -22,7 +22,7 @@ done; \
 echo "No Python >= 3.12 found; set PYTHON=/path/to/python3.12" >&2; exit 1
 endef
 
-.PHONY: install run test test-browser lint format migrate seed lock clean deploy-check
+.PHONY: install run test test-browser lint format migrate seed lock clean deploy-check chromium
 
 $(VENV)/.installed: requirements.lock
 	@set -e; python="$$($(find_python))"; \
@@ -64,13 +64,27 @@ deploy-check: install
 	  SECRET_KEY="$$($(PY) -c 'import secrets; print(secrets.token_urlsafe(50))')" \
 	  $(PY) manage.py check --deploy --fail-level WARNING
 
-test: lint deploy-check
+# The browser tests (tests/browser) drive Debian's chromium. When it is missing it is installed
+# here, if this user may install packages (root, or sudo without a password); otherwise one line
+# says what to run, and make stops. CHROMIUM and APT_GET are variables for the Makefile's test.
+CHROMIUM ?= /usr/bin/chromium
+APT_GET ?= apt-get
+chromium:
+	@[ -x "$(CHROMIUM)" ] && exit 0; \
+	  if [ "$$(id -u)" = 0 ]; then as_root=; \
+	  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then as_root="sudo -n"; \
+	  else echo "$(CHROMIUM) is missing and this user cannot install it: run 'sudo apt-get install chromium', then make test again" >&2; exit 1; fi; \
+	  echo "Chromium is missing; installing Debian's package"; \
+	  $$as_root env DEBIAN_FRONTEND=noninteractive $(APT_GET) update -q && \
+	  $$as_root env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -q chromium
+
+test: chromium lint deploy-check
 	DJANGO_SETTINGS_MODULE=config.settings.test $(PY) manage.py makemigrations --check --dry-run
 	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/pytest $(PYTEST_ARGS)
 
-# Only the website's browser tests: headless Debian chromium (apt-get install chromium) driven by
-# Playwright against a live server; screenshots land in artifacts/screenshots/.
-test-browser: install
+# Only the website's browser tests: headless Debian chromium driven by Playwright against a
+# live server; screenshots land in artifacts/screenshots/.
+test-browser: install chromium
 	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/pytest -m browser tests/browser $(PYTEST_ARGS)
 
 # The bounded load test (docs/reliability.md): gunicorn + PostgreSQL + db_worker, 32 users,

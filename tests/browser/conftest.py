@@ -1,7 +1,7 @@
 """Fixtures of the browser tests: Debian's headless Chromium, driven by Playwright, against
 pytest-django's live server (docs/website.md).
 
-Chromium is the system package (/usr/bin/chromium, installed by .ci/run); Playwright's own
+Chromium is the system package (/usr/bin/chromium, installed by `make test`); Playwright's own
 browser downloads are never used. Screenshots go to artifacts/screenshots/.
 """
 
@@ -45,7 +45,7 @@ def browser() -> Iterator[Browser]:
     DJANGO_ALLOW_ASYNC_UNSAFE is set while the browser runs, for these tests only.
     """
     if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium (.ci/run does).")
+        pytest.fail(f"{CHROMIUM} is missing: `make chromium` installs it (make test does).")
     previous = os.environ.get(ASYNC_UNSAFE)
     os.environ[ASYNC_UNSAFE] = "true"
     try:

@@ -1,0 +1,77 @@
+"""The Makefile's `chromium` step, which `make test` runs first: Debian's chromium for the
+browser tests, installed when missing by a user who may install packages.
+
+The step is run for real by make, with a stand-in for apt-get that writes down how it was
+called, and a chromium path chosen by the test.
+"""
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+MAKEFILE_DIRECTORY = Path(settings.BASE_DIR)
+# Any user without sudo rights: the one make runs as when the test asks for a non-root user.
+NOBODY = 65534
+
+
+def fake_apt_get(directory: Path) -> tuple[Path, Path]:
+    """An apt-get that writes its environment's DEBIAN_FRONTEND and arguments to a file."""
+    calls = directory / "calls"
+    script = directory / "apt-get"
+    script.write_text(f'#!/bin/sh\necho "$DEBIAN_FRONTEND $*" >> {calls}\n')
+    script.chmod(0o755)
+    return script, calls
+
+
+def make_chromium(*, chromium: Path, apt_get: Path, as_nobody: bool = False):
+    command = ["make", "-s", "chromium", f"CHROMIUM={chromium}", f"APT_GET={apt_get}"]
+    if as_nobody:
+        command = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *command]
+    return subprocess.run(  # noqa: S603 (fixed arguments)
+        command, cwd=MAKEFILE_DIRECTORY, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def test_present_chromium_installs_nothing(tmp_path):
+    apt_get, calls = fake_apt_get(tmp_path)
+
+    result = make_chromium(chromium=apt_get, apt_get=apt_get)
+
+    assert result.returncode == 0
+    assert result.stdout == ""
+    assert not calls.exists()
+
+
+def test_missing_chromium_is_installed_from_debian(tmp_path):
+    apt_get, calls = fake_apt_get(tmp_path)
+    if os.geteuid() != 0:
+        pytest.skip("installs as root, as CI runs; other users are told what to run (next test)")
+
+    result = make_chromium(chromium=tmp_path / "no-chromium", apt_get=apt_get)
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Chromium is missing; installing Debian's package\n"
+    assert calls.read_text().splitlines() == [
+        "noninteractive update -q",
+        "noninteractive install -y -q chromium",
+    ]
+
+
+def test_user_who_cannot_install_is_told_what_to_run(tmp_path):
+    apt_get, calls = fake_apt_get(tmp_path)
+
+    result = make_chromium(
+        chromium=tmp_path / "no-chromium", apt_get=apt_get, as_nobody=os.geteuid() == 0
+    )
+
+    assert result.returncode != 0
+    assert result.stdout == ""
+    message = [line for line in result.stderr.splitlines() if not line.startswith("make:")]
+    assert message == [
+        f"{tmp_path / 'no-chromium'} is missing and this user cannot install it:"
+        " run 'sudo apt-get install chromium', then make test again"
+    ]
+    assert not calls.exists()
