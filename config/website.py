@@ -20,9 +20,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 
 from accounts.models import UserType
 from config.api.errors import DomainError
-from config.api.exceptions import _json_problem, api_not_found
 
-API_PREFIX = "/api/"
 OWNERS_ONLY = "The owner area is for owner accounts. Register as an owner to list a property."
 
 _CAMEL_HUMP = re.compile(r"(?<!^)(?=[A-Z])")
@@ -77,21 +75,14 @@ def owner_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
     return wrapped
 
 
-def _is_api(request: HttpRequest) -> bool:
-    return request.path.startswith(API_PREFIX)
-
-
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
-    """handler404: the site's 404 page; under /api/ a problem document, as the API answers."""
-    if _is_api(request):
-        return api_not_found(request)
+    """handler404: the site's 404 page (under /api/, config.api.middleware answers a problem
+    document instead)."""
     return render(request, "404.html", status=404)
 
 
 def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
     """handler403: the site's 403 page, saying why when the refusal was ours."""
-    if _is_api(request):
-        return _json_problem(403, "permission_denied", "Permission denied", "Permission denied.")
     reason = str(exception) if isinstance(exception, PermissionDenied | DomainError) else ""
     return render(request, "403.html", {"reason": reason}, status=403)
 
@@ -102,11 +93,4 @@ def server_error(request: HttpRequest) -> HttpResponse:
     Like Django's own handler, it runs no context processor: the database may be what
     failed, and a second error while showing the first would hide the page.
     """
-    if _is_api(request):
-        return _json_problem(
-            500,
-            "server_error",
-            "Internal server error",
-            "The server could not complete the request.",
-        )
     return HttpResponseServerError(loader.get_template("500.html").render())

@@ -17,7 +17,6 @@ from django.http import Http404, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from djangorestframework_camel_case.util import camelize_re, underscore_to_camel
 from rest_framework import exceptions, status
-from rest_framework.response import Response
 
 from config.api.errors import DomainError
 from config.api.parsers import PayloadTooLarge
@@ -50,8 +49,13 @@ def problem(
     detail: str,
     errors: list[dict[str, str]] | None = None,
     headers: dict[str, str] | None = None,
-) -> Response:
-    """A DRF response carrying a problem document."""
+) -> JsonResponse:
+    """A problem document, always as JSON.
+
+    A plain Django response rather than a DRF one: DRF renders its responses with the
+    renderer the client asked for, and the browsable API's HTML would go out labelled
+    application/problem+json.
+    """
     body: dict[str, object] = {
         "type": "about:blank",
         "title": title,
@@ -61,10 +65,9 @@ def problem(
     }
     if errors:
         body["errors"] = errors
-    response = Response(
+    return JsonResponse(
         body, status=status_code, headers=headers, content_type=PROBLEM_CONTENT_TYPE
     )
-    return response
 
 
 def _field_name(name: str) -> str:
@@ -92,7 +95,7 @@ def flatten_errors(detail, prefix: str = "") -> list[dict[str, str]]:
     return [{"field": prefix, "message": str(detail), "code": str(code)}]
 
 
-def _drf_problem(exc: exceptions.APIException) -> Response:
+def _drf_problem(exc: exceptions.APIException) -> JsonResponse:
     code, title = "error", "Error"
     for exception_class, known_code, known_title in _DRF_CODES:
         if isinstance(exc, exception_class):
@@ -126,7 +129,7 @@ def _validation_summary(errors: list[dict[str, str]]) -> str:
     return "Invalid value for: " + ", ".join(dict.fromkeys(fields)) + "."
 
 
-def exception_handler(exc: Exception, context) -> Response:
+def exception_handler(exc: Exception, context) -> JsonResponse:
     """DRF's EXCEPTION_HANDLER: shape every error, known or not, as a problem document."""
     if isinstance(exc, DomainError):
         errors = None
@@ -212,7 +215,7 @@ def _where(context) -> str:
     return f"{request.method} {request.path}" if request is not None else "unknown request"
 
 
-def server_error_problem(exc: Exception, *, where: str) -> Response:
+def server_error_problem(exc: Exception, *, where: str) -> JsonResponse:
     """A 500 is a bug: log where and what kind, never the message or traceback (may hold data)."""
     frame = exc.__traceback__
     while frame is not None and frame.tb_next is not None:
@@ -227,10 +230,37 @@ def server_error_problem(exc: Exception, *, where: str) -> Response:
     )
 
 
-def _json_problem(status_code: int, code: str, title: str, detail: str) -> JsonResponse:
-    body = {"type": "about:blank", "title": title, "status": status_code, "detail": detail}
-    body["code"] = code
-    return JsonResponse(body, status=status_code, content_type=PROBLEM_CONTENT_TYPE)
+# code and title of the answers made outside the API's views (problem_for_status).
+STATUS_CODES: dict[int, tuple[str, str]] = {
+    400: ("validation_error", "Invalid request"),
+    401: ("not_authenticated", "Authentication required"),
+    403: ("permission_denied", "Permission denied"),
+    404: ("not_found", "Not found"),
+    405: ("method_not_allowed", "Method not allowed"),
+    406: ("not_acceptable", "Not acceptable"),
+    413: ("payload_too_large", "Payload too large"),
+    415: ("unsupported_media_type", "Unsupported media type"),
+    429: ("throttled", "Too many requests"),
+    500: ("server_error", "Internal server error"),
+}
+# Headers of such an answer that the problem document keeps.
+KEPT_HEADERS = ("Allow", "Retry-After", "WWW-Authenticate")
+
+
+def problem_for_status(status_code: int, *, headers: dict[str, str] | None = None) -> JsonResponse:
+    """A problem document for an error answered outside the API's views (an unmatched path,
+    a host not allowed, an error page of Django's), by its status alone."""
+    code, title = STATUS_CODES.get(
+        status_code, ("server_error" if status_code >= 500 else "error", "Error")
+    )
+    detail = {
+        404: "No API endpoint matches this path.",
+        500: "The server could not complete the request.",
+    }.get(status_code, f"{title}.")
+    kept = {name: value for name, value in (headers or {}).items() if name in KEPT_HEADERS}
+    return problem(
+        status_code=status_code, code=code, title=title, detail=detail, headers=kept or None
+    )
 
 
 @csrf_exempt
@@ -240,4 +270,4 @@ def api_not_found(request, *args, **kwargs) -> JsonResponse:
     Exempt from CSRF like every API view, or a POST to an unknown path would get
     Django's 403 HTML page instead.
     """
-    return _json_problem(404, "not_found", "Not found", "No API endpoint matches this path.")
+    return problem_for_status(404)

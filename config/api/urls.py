@@ -32,6 +32,7 @@ urlpatterns = [
         )(SpectacularSwaggerView.as_view(url_name="schema")),
         name="api-docs",
     ),
-    # Anything else under /api/ is a 404 problem document, never an HTML page.
-    re_path(r"^.*$", api_not_found),
+    # Anything else under /api/ is a 404 problem document, never an HTML page; the path
+    # may hold newlines (%0A), which `.` would not match.
+    re_path(r"^[\s\S]*$", api_not_found),
 ]

@@ -45,7 +45,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # First: anonymous visitors' cached reads of listings are served before the rest runs,
+    # Outermost: every error under /api/ leaves as a problem document, whoever made it.
+    "config.api.middleware.ProblemDocumentsMiddleware",
+    # Then: anonymous visitors' cached reads of listings are served before the rest runs,
     # and what it keeps is the response the whole stack made (docs/performance.md).
     "listings.middleware.PublicReadsMiddleware",
     "django.middleware.security.SecurityMiddleware",

@@ -5,7 +5,6 @@ from django.test import Client
 from django.urls import path
 
 from config import urls as root_urls
-from config.website import server_error
 
 pytestmark = pytest.mark.django_db
 
@@ -64,11 +63,3 @@ def test_a_bug_shows_the_sites_500_page_without_details(settings):
     assert response.status_code == 500
     assert "<h1>Something went wrong</h1>" in response.text
     assert "a bug" not in response.text
-
-
-def test_a_bug_under_api_answers_a_problem_document(rf):
-    response = server_error(rf.get("/api/v1/boom/"))
-
-    assert response.status_code == 500
-    assert response["Content-Type"] == "application/problem+json"
-    assert b'"code": "server_error"' in response.content
