@@ -33,14 +33,15 @@ def user_list(*, viewer: User) -> QuerySet[User]:
 
 
 def user_detail_queryset(*, viewer: User) -> QuerySet[User]:
-    """Users with what the detail shape shows: the Owner record and its listings' ids and titles."""
+    """Users with what the detail shape shows: the Owner record and its listings' ids, titles
+    and types."""
     return user_list(viewer=viewer).prefetch_related(
         Prefetch(
             "owner",
             queryset=Owner.objects.prefetch_related(
                 Prefetch(
                     "properties",
-                    queryset=Property.objects.only("id", "title", "owner_id").order_by(
+                    queryset=Property.objects.only("id", "title", "kind", "owner_id").order_by(
                         "-created_at", "-id"
                     ),
                 )

@@ -29,7 +29,7 @@ def favorite_loading(favorites: QuerySet[Favorite]) -> QuerySet[Favorite]:
     # thumbnails: the website's favorites page shows the cover's 400 px copy.
     photos = photos.only("id", "file", "thumbnails", "property_id")
     columns = ("id", "created_at", "user_id")
-    listing_columns = ("id", "title", "price", "transaction_type", "status")
+    listing_columns = ("id", "title", "kind", "price", "transaction_type", "status")
     return (
         favorites.select_related("property")
         .only(*columns, *(f"property__{name}" for name in listing_columns))
@@ -60,7 +60,7 @@ def favorite_list(*, viewer: User, user_id: str | None = None) -> QuerySet[Favor
 FAVORITE_COLUMNS = ("id", "created_at", "user_id", "property_id")
 FAVORITE_LISTING_COLUMNS = {
     f"property_{name}": F(f"property__{name}")
-    for name in ("title", "price", "transaction_type", "status")
+    for name in ("title", "kind", "price", "transaction_type", "status")
 }
 
 

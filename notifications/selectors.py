@@ -63,7 +63,7 @@ NOTIFICATION_COLUMNS = (
 
 def notification_list_loading(notifications: QuerySet[Notification]) -> QuerySet[Notification]:
     """What a list item shows: the listing's id and title (one join) and its photos (one query)."""
-    listing_columns = ("property__id", "property__title")
+    listing_columns = ("property__id", "property__title", "property__kind")
     return (
         notifications.select_related("property")
         .only(*NOTIFICATION_COLUMNS, *listing_columns)
@@ -78,7 +78,13 @@ def notification_list_page(
     file name)] in gallery order: two queries, no model instances (GET /notifications; shaped
     by notifications.api.serializers.notification_items, as the listings' pages are)."""
     page = notifications[offset : offset + limit]
-    rows = list(page.values(*NOTIFICATION_COLUMNS, property_title=F("property__title")))
+    rows = list(
+        page.values(
+            *NOTIFICATION_COLUMNS,
+            property_title=F("property__title"),
+            property_kind=F("property__kind"),
+        )
+    )
     photos = gallery_files(row["property_id"] for row in rows)
     for row in rows:
         row["images"] = photos[row["property_id"]]

@@ -9,6 +9,7 @@ from accounts.models import Owner, User, UserType
 from accounts.services import password_check
 from config.api.errors import ValidationFailed
 from config.api.json_types import JSONTypedSerializer
+from listings.api.serializers import PropertyTypeField
 
 
 class UserSerializer(serializers.ModelSerializer):
@@ -21,8 +22,11 @@ class UserSerializer(serializers.ModelSerializer):
 
 
 class OwnerPropertySerializer(serializers.Serializer):
+    """One of an owner's listings: id, title, type."""
+
     id = serializers.CharField()
     title = serializers.CharField()
+    type = PropertyTypeField()
 
 
 class OwnerSummarySerializer(serializers.ModelSerializer):
@@ -34,7 +38,8 @@ class OwnerSummarySerializer(serializers.ModelSerializer):
 
 
 class UserDetailSerializer(UserSerializer):
-    """The detail shape: the user plus, for an owner, `owner` {id, properties [{id, title}]}."""
+    """The detail shape: the user plus, for an owner, `owner` {id, properties [{id, title,
+    type}]}."""
 
     owner = serializers.SerializerMethodField()
 

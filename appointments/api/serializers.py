@@ -11,12 +11,16 @@ from appointments.models import (
     AppointmentStatus,
 )
 from config.api.json_types import JSONTypedSerializer
+from listings.api.serializers import PropertyTypeField
 from listings.models import Property
 
 
 class AppointmentPropertySerializer(serializers.Serializer):
+    """The visited listing: id, title, type."""
+
     id = serializers.CharField()
     title = serializers.CharField()
+    type = PropertyTypeField()
 
 
 class AppointmentUserSerializer(serializers.Serializer):

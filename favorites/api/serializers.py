@@ -6,6 +6,7 @@ from favorites.models import Favorite
 from listings.api.serializers import (
     DecimalNumberField,
     ImageSummarySerializer,
+    PropertyTypeField,
     image_summaries,
     request_origin,
 )
@@ -13,10 +14,11 @@ from listings.models import Property, PropertyStatus, TransactionType
 
 
 class FavoritePropertySerializer(serializers.Serializer):
-    """The saved listing: id, title, price, transactionType, status, photos [{id, url}]."""
+    """The saved listing: id, title, type, price, transactionType, status, photos [{id, url}]."""
 
     id = serializers.CharField()
     title = serializers.CharField()
+    type = PropertyTypeField()
     price = DecimalNumberField(max_digits=14, decimal_places=2)
     transaction_type = serializers.ChoiceField(choices=TransactionType.choices)
     status = serializers.ChoiceField(choices=PropertyStatus.choices)
@@ -48,6 +50,7 @@ def favorite_items(rows: list[dict], *, request) -> list[dict]:
             "property": {
                 "id": row["property_id"],
                 "title": row["property_title"],
+                "type": row["property_kind"],
                 "price": row["property_price"],
                 "transactionType": row["property_transaction_type"],
                 "status": row["property_status"],

@@ -119,6 +119,16 @@ class DecimalNumberField(serializers.DecimalField):
         return super().validate_precision(value)
 
 
+class PropertyTypeField(serializers.ChoiceField):
+    """`type` of a listing shown inside another resource (a favorite, a notification, a
+    visit, an owner's listings): its kind, null before step 2 (D9). Read from the listing's
+    own copy of its record's kind, so no join to the record."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("source", "kind")
+        super().__init__(choices=PropertyType.choices, allow_null=True, read_only=True, **kwargs)
+
+
 class ImageSummarySerializer(serializers.Serializer):
     """A photo in a list item: id and absolute url."""
 

@@ -7,6 +7,7 @@ from accounts.models import User
 from listings.api.serializers import (
     DecimalNumberField,
     ImageSummarySerializer,
+    PropertyTypeField,
     image_summaries,
     request_origin,
 )
@@ -29,18 +30,20 @@ UNKNOWN_IDS_SHOWN = 10
 
 
 class NotificationPropertySerializer(serializers.Serializer):
-    """The listing in a list item: id, title, photos [{id, url}]."""
+    """The listing in a list item: id, title, type, photos [{id, url}]."""
 
     id = serializers.CharField()
     title = serializers.CharField()
+    type = PropertyTypeField()
     images = ImageSummarySerializer(many=True)
 
 
 class NotificationPropertyDetailSerializer(serializers.Serializer):
-    """The listing in the detail: id, title, price, transactionType, photos [{id, url}]."""
+    """The listing in the detail: id, title, type, price, transactionType, photos [{id, url}]."""
 
     id = serializers.CharField()
     title = serializers.CharField()
+    type = PropertyTypeField()
     price = DecimalNumberField(max_digits=14, decimal_places=2)
     transaction_type = serializers.ChoiceField(choices=TransactionType.choices)
     images = ImageSummarySerializer(many=True)
@@ -86,6 +89,7 @@ def notification_items(rows: list[dict], *, request) -> list[dict]:
             "property": {
                 "id": row["property_id"],
                 "title": row["property_title"],
+                "type": row["property_kind"],
                 "images": image_summaries(row["images"], origin),
             },
         }

@@ -8,7 +8,7 @@ from django.utils import timezone
 from accounts.models import AccessToken, Admin, Owner, User, UserType
 from appointments.models import Appointment
 from favorites.models import Favorite
-from listings.models import Property
+from listings.models import Property, PropertyType
 from notifications.models import Notification
 from tests.api.support import (
     PASSWORD,
@@ -23,6 +23,7 @@ from tests.factories import (
     FavoriteFactory,
     NotificationFactory,
     PropertyFactory,
+    TypeSpecificRecordFactory,
 )
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("password_material_check")]
@@ -274,7 +275,9 @@ def test_a_user_who_is_not_an_owner_sees_themselves_with_owner_null(make_user, s
 def test_an_owner_sees_their_owner_record_and_listings_newest_first(owner, owner_api):
     # given two listings of the owner and one of someone else
     older = PropertyFactory(owner=owner.owner, title="Old farmhouse")
-    newer = PropertyFactory(owner=owner.owner, title="New loft")
+    newer = TypeSpecificRecordFactory(
+        property__owner=owner.owner, property__title="New loft", kind=PropertyType.APARTMENT
+    ).property
     PropertyFactory(title="Someone else's villa")
     Property.objects.filter(pk=older.pk).update(
         created_at=timezone.now() - datetime.timedelta(days=2)
@@ -290,8 +293,8 @@ def test_an_owner_sees_their_owner_record_and_listings_newest_first(owner, owner
         owner={
             "id": owner.owner.pk,
             "properties": [
-                {"id": newer.pk, "title": "New loft"},
-                {"id": older.pk, "title": "Old farmhouse"},
+                {"id": newer.pk, "title": "New loft", "type": "apartment"},
+                {"id": older.pk, "title": "Old farmhouse", "type": None},
             ],
         },
     )
@@ -329,7 +332,10 @@ def test_an_admin_sees_any_user(admin_api, owner):
     assert response.status_code == 200
     assert response.json() == detail_body(
         owner,
-        owner={"id": owner.owner.pk, "properties": [{"id": listing.pk, "title": "Seaside flat"}]},
+        owner={
+            "id": owner.owner.pk,
+            "properties": [{"id": listing.pk, "title": "Seaside flat", "type": None}],
+        },
     )
 
 

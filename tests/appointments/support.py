@@ -47,7 +47,11 @@ def list_item(appointment: Appointment) -> dict[str, object]:
         "duration": appointment.duration,
         "status": appointment.status,
         "notes": appointment.notes,
-        "property": {"id": appointment.property.id, "title": appointment.property.title},
+        "property": {
+            "id": appointment.property.id,
+            "title": appointment.property.title,
+            "type": appointment.property.kind,
+        },
         "user": {"id": appointment.user.id, "name": appointment.user.name},
         "owner": {"id": appointment.owner.id, "userId": appointment.owner.user_id},
     }

@@ -34,7 +34,7 @@ def test_list_is_a_json_array_of_items_with_exactly_the_documented_keys(
     body = response.json()
     assert isinstance(body, list)
     assert [set(item) for item in body] == [LIST_ITEM_KEYS, LIST_ITEM_KEYS]
-    assert [set(item["property"]) for item in body] == [{"id", "title"}] * 2
+    assert [set(item["property"]) for item in body] == [{"id", "title", "type"}] * 2
     assert [set(item["user"]) for item in body] == [{"id", "name"}] * 2
     assert [set(item["owner"]) for item in body] == [{"id", "userId"}] * 2
     assert body == [list_item(first), list_item(second)]
@@ -44,7 +44,7 @@ def test_list_is_a_json_array_of_items_with_exactly_the_documented_keys(
         "duration": 30,
         "status": "PENDING",
         "notes": "Gate B",
-        "property": {"id": listing.id, "title": "Sunny flat near the park"},
+        "property": {"id": listing.id, "title": "Sunny flat near the park", "type": None},
         "user": {"id": customer_user.id, "name": "Carla Customer"},
         "owner": {"id": listing.owner_id, "userId": listing.owner.user_id},
     }

@@ -10,7 +10,7 @@ UNKNOWN_ID = "zzzzzzzzzzzzzzzzzzzzzzzzz"
 
 # The item shape of GET /favorites and of the POST answer (interface: Favorite).
 FAVORITE_KEYS = {"id", "createdAt", "userId", "property"}
-FAVORITE_PROPERTY_KEYS = {"id", "title", "price", "transactionType", "status", "images"}
+FAVORITE_PROPERTY_KEYS = {"id", "title", "type", "price", "transactionType", "status", "images"}
 
 
 def favorite_url(favorite_id: str) -> str:
@@ -40,6 +40,7 @@ def favorite_body(favorite: Favorite, images: list[Image] | None = None) -> dict
         "property": {
             "id": listing.id,
             "title": listing.title,
+            "type": listing.kind,
             "price": float(listing.price),
             "transactionType": listing.transaction_type,
             "status": listing.status,

@@ -24,10 +24,10 @@ ITEM_KEYS = {
     "userId",
     "property",
 }
-ITEM_PROPERTY_KEYS = {"id", "title", "images"}
+ITEM_PROPERTY_KEYS = {"id", "title", "type", "images"}
 # The detail, and the answer of every write that returns a notification.
 DETAIL_KEYS = ITEM_KEYS | {"user"}
-DETAIL_PROPERTY_KEYS = {"id", "title", "price", "transactionType", "images"}
+DETAIL_PROPERTY_KEYS = {"id", "title", "type", "price", "transactionType", "images"}
 DETAIL_USER_KEYS = {"id", "name", "email"}
 
 
@@ -62,6 +62,7 @@ def item_body(notification: Notification, images: list[Image] | None = None) -> 
         "property": {
             "id": listing.id,
             "title": listing.title,
+            "type": listing.kind,
             "images": [image_body(image) for image in images or []],
         },
     }
@@ -74,6 +75,7 @@ def detail_body(notification: Notification, images: list[Image] | None = None) -
     body["property"] = {
         "id": listing.id,
         "title": listing.title,
+        "type": listing.kind,
         "price": float(listing.price),
         "transactionType": listing.transaction_type,
         "images": body["property"]["images"],
