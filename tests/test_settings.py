@@ -1,6 +1,10 @@
 import importlib
+import os
+import subprocess
+import sys
 
 import pytest
+from django.conf import settings
 
 from tests.factories import UserFactory
 
@@ -28,6 +32,36 @@ def test_the_public_reads_door_is_the_outermost_middleware():
     # given the settings every environment uses
     base = importlib.import_module("config.settings.base")
 
-    # then the door runs first on the way in (its hits skip the rest) and last on the way
-    # out (what it keeps carries every header the other middleware added)
-    assert base.MIDDLEWARE[0] == "listings.middleware.PublicReadsMiddleware"
+    # then the door runs first on the way in after the problem documents' net (its hits
+    # skip the rest) and last but one on the way out (what it keeps carries every header
+    # the other middleware added)
+    assert base.MIDDLEWARE[:2] == [
+        "config.api.middleware.ProblemDocumentsMiddleware",
+        "listings.middleware.PublicReadsMiddleware",
+    ]
+
+
+def test_production_serves_the_api_as_json_only():
+    # when the production settings are loaded, as a server loads them
+    environment = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "SECRET_KEY": "a-production-like-secret-key-0123456789-abcdefghijklmnop",
+        "ALLOWED_HOSTS": "estate.example.com",
+    }
+    shown = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django; django.setup(); from django.conf import settings;"
+            " print(settings.REST_FRAMEWORK['DEFAULT_RENDERER_CLASSES'])",
+        ],
+        cwd=settings.BASE_DIR,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+
+    # then the API has no browsable HTML pages there
+    assert shown.stdout.strip() == "['djangorestframework_camel_case.render.CamelCaseJSONRenderer']"

@@ -134,7 +134,13 @@ class PropertyViewSet(CamelCasedActionsMixin, viewsets.GenericViewSet):
         """The cached response of a public read, or None (then the response will be kept:
         public_read_miss)."""
         self.public_read_miss = None
-        if not public_reads_enabled() or not selectors.viewer_sees_only_public(request.user):
+        # Only JSON is shared: the browsable API's HTML shows the signed-in reader's email
+        # and a CSRF token of theirs.
+        if (
+            not public_reads_enabled()
+            or request.accepted_renderer.format != "json"
+            or not selectors.viewer_sees_only_public(request.user)
+        ):
             return None
         # Looked up at the door already (listings.middleware): not looked up again.
         read = getattr(request, "public_read", None)

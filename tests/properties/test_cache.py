@@ -380,3 +380,29 @@ def test_owners_and_admins_never_read_a_kept_count(clients, owner, category, vie
 
     # then they are counted what they see, the pending listing too
     assert seen["totalItems"] == 2
+
+
+# --- Only anonymous JSON is shared --------------------------------------------------------
+
+
+@pytest.mark.parametrize("shared_cache", ["local memory", "redis"])
+def test_a_customers_browsable_page_never_reaches_another_reader(
+    request, customer_user, customer_client, anonymous_client, listing, shared_cache
+):
+    # given the cache on Redis as in production, or the local one of the test settings
+    if shared_cache == "redis":
+        request.getfixturevalue("redis_cache")
+    # and a signed-in customer who reads the browsable API's page of a search
+    url = f"{PROPERTIES_URL}?x=n1"
+    signed_in = customer_client.get(url, HTTP_ACCEPT="text/html")
+    assert signed_in.status_code == 200
+    assert customer_user.email in signed_in.text
+
+    # when an anonymous visitor reads the same page as HTML within the cache's time
+    anonymous = anonymous_client.get(url, HTTP_ACCEPT="text/html")
+
+    # then it shows nothing of the customer: no email, no CSRF token
+    assert anonymous.status_code == 200
+    assert customer_user.email not in anonymous.text
+    assert "csrfmiddlewaretoken" not in anonymous.text
+    assert "csrftoken" not in anonymous.text
