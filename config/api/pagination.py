@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import OperationalError, connections, transaction
 from django.db.models import F, Func, QuerySet, Value
 from rest_framework import serializers
+from rest_framework.exceptions import ErrorDetail
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 
@@ -52,11 +53,26 @@ class PageLimitPagination(BasePagination):
     max_limit = 100
     # Whether `total` is exact; when it is an estimate, a page past it may still hold rows.
     exact = True
+    # How deep the list can be paged: page * limit at most this many rows (None: no bound).
+    result_window: int | None = None
 
     def _read_page_and_limit(self, request) -> None:
         given = read_page_and_limit(request.query_params, max_limit=self.max_limit)
         self.page = given.get("page", 1)
         self.limit = given.get("limit", self.default_limit)
+        window = self.result_window
+        if window is not None and self.page * self.limit > window:
+            raise serializers.ValidationError(
+                {
+                    "page": [
+                        ErrorDetail(
+                            f"page * limit may be at most {window}: narrow the search or"
+                            " change its order to reach further results.",
+                            code="max_value",
+                        )
+                    ]
+                }
+            )
 
     def count(self, queryset: QuerySet) -> int:
         """totalItems: how many rows the filters match."""
@@ -97,13 +113,18 @@ class PageLimitPagination(BasePagination):
         raise NotImplementedError
 
     def get_schema_operation_parameters(self, view):
+        page = {"type": "integer", "minimum": 1, "default": 1}
+        description = "Page number, from 1."
+        if self.result_window is not None:
+            page["maximum"] = self.result_window
+            description += f" page * limit may be at most {self.result_window}."
         return [
             {
                 "name": "page",
                 "required": False,
                 "in": "query",
-                "description": "Page number, from 1.",
-                "schema": {"type": "integer", "minimum": 1, "default": 1},
+                "description": description,
+                "schema": page,
             },
             {
                 "name": "limit",
@@ -346,6 +367,9 @@ class PropertyPagination(PageLimitPagination):
     """
 
     default_limit = 10
+    # Reading a page deep in a search reads every row before it (OFFSET): a search is paged
+    # as deep as its exact count goes, like a search engine's result window.
+    result_window = settings.PROPERTY_LIST_RESULT_WINDOW
     # The table's estimated size, read with the count (PostgreSQL; None elsewhere).
     table_rows: int | None = None
     # Where counts are kept between requests (listings.cache.PublicCounts), when the view

@@ -128,6 +128,8 @@ else:
 PROPERTY_LIST_EXACT_COUNT_LIMIT = env.int("PROPERTY_LIST_EXACT_COUNT_LIMIT", default=10_000)
 # ... and gives an exact count up after this many milliseconds on PostgreSQL (0: never).
 PROPERTY_LIST_COUNT_TIMEOUT_MS = env.int("PROPERTY_LIST_COUNT_TIMEOUT_MS", default=25)
+# GET /properties is paged no deeper than this many results: page * limit at most this.
+PROPERTY_LIST_RESULT_WINDOW = env.int("PROPERTY_LIST_RESULT_WINDOW", default=10_000)
 
 # Seconds a public read of listings (GET /properties, /properties/:id for anonymous visitors
 # and customers) is kept in the cache; writes make it stale at once (listings.cache). On only

@@ -18,6 +18,7 @@ from listings import selectors
 from listings.api.serializers import PropertyListItemSerializer, property_list_items
 from listings.filters import SORTS
 from listings.models import Property, PropertyStatus, PropertyType, TransactionType
+from tests.api.support import assert_problem
 from tests.factories import ImageFactory, ListingFactory, TypeSpecificRecordFactory
 from tests.properties.support import (
     LIST_ITEM_KEYS,
@@ -626,3 +627,55 @@ def test_a_page_ordered_on_an_alias_is_read_as_it_is():
     rows_query = queries.captured_queries[0]["sql"]
     assert '"listings_property"."title"' in rows_query
     assert "OFFSET 1" in rows_query
+
+
+# --- How deep a search can be paged ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "parameters",
+    [
+        {"page": 100_000_000},
+        {"page": 1001},
+        {"page": 101, "limit": 100},
+        {"page": 5001, "limit": 2},
+    ],
+)
+def test_a_page_past_the_result_window_is_400_naming_the_bound(
+    anonymous_client, parameters, django_assert_max_num_queries
+):
+    # given
+    ListingFactory()
+
+    # when a page deeper than 10,000 results is asked for
+    with django_assert_max_num_queries(0):
+        response = anonymous_client.get(PROPERTIES_URL, parameters)
+
+    # then it is refused before the database is asked for anything
+    assert_problem(
+        response,
+        400,
+        "validation_error",
+        errors=[
+            {
+                "field": "page",
+                "message": "page * limit may be at most 10000: narrow the search or change its"
+                " order to reach further results.",
+                "code": "max_value",
+            }
+        ],
+    )
+
+
+@pytest.mark.parametrize("parameters", [{"page": 1000}, {"page": 100, "limit": 100}])
+def test_the_last_page_of_the_result_window_is_read(anonymous_client, parameters):
+    # given
+    ListingFactory()
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL, parameters)
+
+    # then it is past the end: an empty page with the right totals
+    assert response.status_code == 200
+    assert response.json()["properties"] == []
+    assert response.json()["totalItems"] == 1
