@@ -5,9 +5,6 @@ user_update); sign-in and sign-up attempts count against the API's own rate limi
 with the same throttle classes and settings, so a page is no way around them.
 """
 
-import math
-from types import SimpleNamespace
-
 from django.contrib import messages
 from django.contrib.auth import login, logout, update_session_auth_hash
 from django.contrib.auth.decorators import login_required
@@ -21,30 +18,8 @@ from accounts.forms import LoginForm, PasswordChangeForm, ProfileForm, RegisterF
 from accounts.models import UserType
 from accounts.services import user_authenticate, user_register, user_update
 from config.api.errors import DomainError
-from config.api.throttling import (
-    LoginAddressThrottle,
-    LoginEmailThrottle,
-    RegisterAddressThrottle,
-)
-from config.website import add_domain_error, next_url
-
-TOO_MANY = "Too many attempts. Try again in {seconds} seconds."
-
-
-def _throttled_for(request: HttpRequest, throttle_classes) -> int | None:
-    """Seconds to wait when an attempt is over one of the limits, else None (and counted).
-
-    The API's throttle classes read `headers`, `META`, `user` and `data` from a DRF request;
-    a form post offers the same through this stand-in.
-    """
-    attempt = SimpleNamespace(
-        headers=request.headers, META=request.META, user=request.user, data=request.POST
-    )
-    for throttle_class in throttle_classes:
-        throttle = throttle_class()
-        if not throttle.allow_request(attempt, None):
-            return max(1, math.ceil(throttle.wait() or 1))
-    return None
+from config.api.throttling import LOGIN_THROTTLES, RegisterAddressThrottle, form_post_wait
+from config.website import TOO_MANY_ATTEMPTS, add_domain_error, next_url
 
 
 def _home_of(user) -> str:
@@ -59,10 +34,10 @@ def register(request: HttpRequest) -> HttpResponse:
     status = 200
     if request.method == "POST":
         status = 400
-        wait = _throttled_for(request, [RegisterAddressThrottle])
+        wait = form_post_wait(request, [RegisterAddressThrottle])
         if wait is not None:
             form.is_valid()
-            form.add_error(None, TOO_MANY.format(seconds=wait))
+            form.add_error(None, TOO_MANY_ATTEMPTS.format(seconds=wait))
             status = 429
         elif form.is_valid():
             data = form.cleaned_data
@@ -93,10 +68,10 @@ def login_view(request: HttpRequest) -> HttpResponse:
     status = 200
     if request.method == "POST":
         status = 400
-        wait = _throttled_for(request, [LoginAddressThrottle, LoginEmailThrottle])
+        wait = form_post_wait(request, LOGIN_THROTTLES)
         if wait is not None:
             form.is_valid()
-            form.add_error(None, TOO_MANY.format(seconds=wait))
+            form.add_error(None, TOO_MANY_ATTEMPTS.format(seconds=wait))
             status = 429
         elif form.is_valid():
             try:

@@ -7,12 +7,36 @@ message after rolling the whole request back.
 """
 
 from django.contrib import admin, messages
-from django.contrib.admin.apps import AdminConfig
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.http import HttpResponseRedirect
 from django.urls import reverse
 
 from config.api.errors import DomainError
+from config.api.throttling import LOGIN_THROTTLES, form_post_wait
+from config.website import TOO_MANY_ATTEMPTS
+
+
+class AdminLoginForm(AdminAuthenticationForm):
+    """Django's admin login form, counted against the API's login limits (D6, D13): per
+    client address and per email, with the same throttle classes and rates.
+
+    The count comes before Django's check of the password, so that a refused attempt costs
+    no password hash. `retry_after` is the wait of a refused attempt, in seconds.
+    """
+
+    retry_after: int | None = None
+
+    def clean(self):
+        # The form's `username` is the email (the user model's USERNAME_FIELD).
+        email = {"email": self.cleaned_data.get("username")}
+        self.retry_after = form_post_wait(self.request, LOGIN_THROTTLES, data=email)
+        if self.retry_after is not None:
+            raise ValidationError(
+                TOO_MANY_ATTEMPTS.format(seconds=self.retry_after), code="throttled"
+            )
+        return super().clean()
 
 
 class PlatformAdminSite(admin.AdminSite):
@@ -21,14 +45,22 @@ class PlatformAdminSite(admin.AdminSite):
     site_header = "Estate back office"
     site_title = "Estate back office"
     index_title = "Moderation"
+    login_form = AdminLoginForm
 
     def has_permission(self, request) -> bool:
         user = request.user
         return bool(user.is_active and user.is_authenticated and user.is_admin)
 
-
-class PlatformAdminConfig(AdminConfig):
-    default_site = "config.admin.PlatformAdminSite"
+    def login(self, request, extra_context=None):
+        """Django's login page; an attempt over the limits gets it back with 429 and
+        Retry-After, as the API's login answers."""
+        response = super().login(request, extra_context)
+        form = (getattr(response, "context_data", None) or {}).get("form")
+        retry_after = getattr(form, "retry_after", None)
+        if retry_after is not None:
+            response.status_code = 429
+            response["Retry-After"] = str(retry_after)
+        return response
 
 
 def adopt_saved(target: models.Model, saved: models.Model) -> None:

@@ -21,11 +21,7 @@ from accounts.filters import UserFilter
 from accounts.models import AccessToken, User
 from config.api.pagination import DataPagination
 from config.api.permissions import IsAdmin
-from config.api.throttling import (
-    LoginAddressThrottle,
-    LoginEmailThrottle,
-    RegisterAddressThrottle,
-)
+from config.api.throttling import LOGIN_THROTTLES, RegisterAddressThrottle
 
 
 def _auth_result(user: User, *, response_status: int) -> Response:
@@ -73,7 +69,7 @@ class UserViewSet(viewsets.GenericViewSet):
     def get_throttles(self):
         throttles = super().get_throttles()
         if self.action == "login":
-            return [*throttles, LoginAddressThrottle(), LoginEmailThrottle()]
+            return [*throttles, *(throttle_class() for throttle_class in LOGIN_THROTTLES)]
         if self.action == "register":
             return [*throttles, RegisterAddressThrottle()]
         return throttles

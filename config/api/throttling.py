@@ -1,6 +1,8 @@
 """Rate limits (D13); counters live in the default cache, shared when REDIS_URL is set."""
 
 import hashlib
+import math
+from types import SimpleNamespace
 
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
 
@@ -122,3 +124,28 @@ class UploadThrottle(CountedInWindow, SimpleRateThrottle):
     def get_cache_key(self, request, view) -> str:
         ident = request.user.pk if request.user.is_authenticated else self.get_ident(request)
         return self.cache_format % {"scope": self.scope, "ident": ident}
+
+
+# Sign-in attempts, wherever they are made: the API, the website's page, the admin's page.
+LOGIN_THROTTLES = (LoginAddressThrottle, LoginEmailThrottle)
+
+
+def form_post_wait(request, throttle_classes, *, data=None) -> int | None:
+    """Seconds to wait when a form post is over one of the limits, else None (and counted).
+
+    The website's and the admin's forms count against the API's own limits with the same
+    classes. Those read `headers`, `META`, `user` and `data` from a DRF request; a Django
+    request offers the same through this stand-in. `data` is what the classes read as the
+    body (LoginEmailThrottle its `email`): the post itself unless given.
+    """
+    attempt = SimpleNamespace(
+        headers=request.headers,
+        META=request.META,
+        user=request.user,
+        data=request.POST if data is None else data,
+    )
+    for throttle_class in throttle_classes:
+        throttle = throttle_class()
+        if not throttle.allow_request(attempt, None):
+            return max(1, math.ceil(throttle.wait() or 1))
+    return None

@@ -1,9 +1,18 @@
 """Fixtures of the back-office tests: an ADMIN user and a test client signed in as them."""
 
 import pytest
+from django.core.cache import cache
 
 from accounts.models import UserType
 from accounts.services import user_create
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    """Admin login attempts count in the cache: every test starts and ends with none."""
+    cache.clear()
+    yield
+    cache.clear()
 
 
 @pytest.fixture
