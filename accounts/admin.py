@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from accounts import services
+from accounts.forms import UserPasswordSetForm
 from accounts.models import AccessToken, Admin, Customer, Owner, User
 from config.admin import ReadOnlyModelAdmin, ServiceModelAdmin, adopt_saved
 
@@ -25,6 +26,8 @@ PROFILE_FIELDS = ("email", "user_type", "name", "phone", "image")
 class UserAdmin(ServiceModelAdmin, DjangoUserAdmin):
     """Users, filtered by type; created with their role record, changed through the service."""
 
+    # The "Set a new password" page saves through user_password_set (tokens revoked).
+    change_password_form = UserPasswordSetForm
     ordering = ["-created_at", "id"]
     list_display = ["email", "name", "phone", "user_type", "is_active", "created_at"]
     list_filter = ["user_type", "is_active"]

@@ -1,4 +1,5 @@
-"""Forms of the website's account pages; accounts.services checks every rule (D6, D7).
+"""Forms of the website's account pages and of the admin's password pages; accounts.services
+checks every rule (D6, D7).
 
 Password strength, email uniqueness and the current-password check are the services' (and
 Django's validators'); the forms only collect the fields and check that a new password was
@@ -6,8 +7,11 @@ typed the same twice, which is a matter of the page, not of the account.
 """
 
 from django import forms
+from django.contrib.admin.forms import AdminPasswordChangeForm as AdminOwnPasswordForm
+from django.contrib.auth.forms import AdminPasswordChangeForm as AdminUserPasswordForm
 
-from accounts.models import UserType
+from accounts.models import User, UserType
+from accounts.services import user_password_set
 
 REGISTRABLE_TYPES = [
     (UserType.CUSTOMER, "Customer: I am looking for a place"),
@@ -102,3 +106,24 @@ class PasswordChangeForm(forms.Form):
         if data.get("new_password") and data.get("new_password_again") != data["new_password"]:
             self.add_error("new_password_again", PASSWORDS_DIFFER)
         return data
+
+
+class UserPasswordSetForm(AdminUserPasswordForm):
+    """The admin's "Set a new password" page of a user: Django's form (a new password, or
+    password sign-in disabled), saved by user_password_set, which revokes the user's tokens.
+    """
+
+    def save(self, commit: bool = True) -> User:
+        # Always saved: the password and the revocation of the tokens go together.
+        data = self.cleaned_data
+        password = data["password1"] if data["set_usable_password"] else None
+        return user_password_set(user=self.user, password=password)
+
+
+class OwnPasswordChangeForm(AdminOwnPasswordForm):
+    """The admin's own "Change password" page: Django's form (the old password, the new one
+    twice), saved by user_password_set, which revokes the admin's tokens."""
+
+    def save(self, commit: bool = True) -> User:
+        # Always saved: the password and the revocation of the tokens go together.
+        return user_password_set(user=self.user, password=self.cleaned_data["new_password1"])

@@ -122,6 +122,35 @@ def access_token_revoke(*, access_token: AccessToken) -> None:
 
 
 @transaction.atomic
+def user_password_set(
+    *, user: User, password: str | None, keep_token: AccessToken | None = None
+) -> User:
+    """Set a user's password and end the user's other credentials: the one place that does.
+
+    Every bearer token of the user is revoked, except `keep_token`: the token a request was
+    authenticated with when users change their own password through the API, so that the
+    client making the change stays signed in. The user's sessions end by themselves, since
+    Django's session auth hash follows the password; a page that keeps its own session
+    signed in calls update_session_auth_hash after this.
+
+    `password` None disables password sign-in (the admin's password page offers that). Who
+    may set a password is the caller's rule (user_update's, the admin site's); Django's
+    validators are applied here.
+    """
+    if password is None:
+        user.set_unusable_password()
+    else:
+        password_check(password=password, user=user)
+        user.set_password(password)
+    user.save(update_fields=["password", "updated_at"])
+    tokens = AccessToken.objects.filter(user=user)
+    if keep_token is not None:
+        tokens = tokens.exclude(pk=keep_token.pk)
+    tokens.delete()
+    return user
+
+
+@transaction.atomic
 def user_update(
     *,
     user: User,
@@ -134,12 +163,14 @@ def user_update(
     email: str | None = None,
     user_type: str | None = None,
     fields: set[str],
+    keep_token: AccessToken | None = None,
 ) -> User:
     """Change a user's profile (D7).
 
     `fields` names the attributes the caller sent (so None can clear a nullable value).
     The user may change name, phone, image and, with the current password, the password;
-    email and userType are changed by admins only.
+    email and userType are changed by admins only. A new password is set by
+    user_password_set, which revokes the user's tokens but `keep_token`.
     """
     acting_admin = by.is_admin
     if not acting_admin and by.pk != user.pk:
@@ -156,13 +187,12 @@ def user_update(
             raise PermissionRefused("Only administrators change a user type.", field="userType")
         user.user_type = user_type
         user.is_staff = user.is_superuser = user_type == UserType.ADMIN
-    if "password" in fields and password is not None:
+    changes_password = "password" in fields and password is not None
+    if changes_password:
         # An admin resetting someone else's password does not know theirs.
         resetting_other = acting_admin and by.pk != user.pk
         if not resetting_other and not (current_password and user.check_password(current_password)):
             raise ValidationFailed("The current password is wrong.", field="currentPassword")
-        password_check(password=password, user=user)
-        user.set_password(password)
     for attribute, value in (("name", name), ("phone", phone), ("image", image)):
         if attribute in fields:
             setattr(user, attribute, value)
@@ -171,6 +201,8 @@ def user_update(
             user.save()
     except IntegrityError as error:
         raise Conflict(EMAIL_TAKEN, field="email") from error
+    if changes_password:
+        user_password_set(user=user, password=password, keep_token=keep_token)
     role_record_ensure(user=user)
     # A listing's detail shows its owner's name, email and phone.
     public_reads_changed()
@@ -190,9 +222,3 @@ def user_delete(*, user: User, by: User) -> None:
     user.delete()
     public_reads_changed()
     media_files_delete_on_commit(files)
-
-
-def access_token_revoke_others(*, user: User, keep: AccessToken) -> int:
-    """After a password change, sign the user out of every other client."""
-    deleted, _per_model = AccessToken.objects.filter(user=user).exclude(pk=keep.pk).delete()
-    return deleted

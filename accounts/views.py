@@ -120,7 +120,8 @@ def profile(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def password_change(request: HttpRequest) -> HttpResponse:
-    """Change my password; the current one is required (user_update checks it)."""
+    """Change my password; the current one is required (user_update checks it), and the
+    user's API tokens are revoked (user_password_set)."""
     form = PasswordChangeForm(request.POST or None)
     status = 200
     if request.method == "POST":
@@ -138,7 +139,8 @@ def password_change(request: HttpRequest) -> HttpResponse:
                 add_domain_error(form, error, {"password": "new_password"})
                 status = error.status_code
             else:
-                # Keeps this session signed in; the user's other sessions end.
+                # Keeps this session signed in; the user's other sessions end, and
+                # user_password_set has revoked every API token of theirs.
                 update_session_auth_hash(request, user)
                 messages.success(request, "Password changed.")
                 return redirect("accounts:profile")

@@ -13,6 +13,7 @@ from django.db import models
 from django.http import HttpResponseRedirect
 from django.urls import reverse
 
+from accounts.forms import OwnPasswordChangeForm
 from config.api.errors import DomainError
 from config.api.throttling import LOGIN_THROTTLES, form_post_wait
 from config.website import TOO_MANY_ATTEMPTS
@@ -46,6 +47,8 @@ class PlatformAdminSite(admin.AdminSite):
     site_title = "Estate back office"
     index_title = "Moderation"
     login_form = AdminLoginForm
+    # An admin's own "Change password" page saves through user_password_set (tokens revoked).
+    password_change_form = OwnPasswordChangeForm
 
     def has_permission(self, request) -> bool:
         user = request.user

@@ -95,9 +95,11 @@ class UserViewSet(viewsets.GenericViewSet):
         serializer = UserUpdateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        services.user_update(user=user, by=request.user, fields=set(data), **data)
-        if "password" in data and isinstance(request.auth, AccessToken):
-            services.access_token_revoke_others(user=user, keep=request.auth)
+        # A password change revokes the user's tokens, but the one of this request, if any.
+        keep_token = request.auth if isinstance(request.auth, AccessToken) else None
+        services.user_update(
+            user=user, by=request.user, fields=set(data), keep_token=keep_token, **data
+        )
         return Response(UserDetailSerializer(self.get_queryset().get(pk=user.pk)).data)
 
     def destroy(self, request, pk=None):

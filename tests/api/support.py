@@ -3,6 +3,8 @@
 import json
 from dataclasses import dataclass, field
 
+from rest_framework.test import APIClient
+
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 # The password of every user the fixtures make; strong enough for Django's validators.
 PASSWORD = "correct-horse-battery-staple"
@@ -131,3 +133,10 @@ def user_body(user) -> dict:
         "createdAt": iso(user.created_at),
         "updatedAt": iso(user.updated_at),
     }
+
+
+def bearer_client(token: str) -> APIClient:
+    """An API client that sends this bearer token."""
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    return client

@@ -10,6 +10,7 @@ from appointments.models import Appointment
 from favorites.models import Favorite
 from listings.models import Property, PropertyType
 from notifications.models import Notification
+from tests.api.conftest import RecordingAPIClient
 from tests.api.support import (
     PASSWORD,
     USER_DETAIL_KEYS,
@@ -462,9 +463,10 @@ def test_a_weak_new_password_is_400_naming_password(customer, customer_api):
 
 
 def test_a_password_change_signs_out_every_other_client(api_client, customer, sign_in):
-    # given the user signed in on two clients
+    # given the user signed in on two clients, both working
     current = sign_in(customer)
     other = sign_in(customer)
+    assert other.get(f"{USERS}/{customer.pk}").status_code == 200
 
     # when one client changes the password
     response = current.patch(
@@ -488,6 +490,32 @@ def test_a_password_change_signs_out_every_other_client(api_client, customer, si
     # and the other client's token is revoked while the current one keeps working
     assert_problem(other.get(f"{USERS}/{customer.pk}"), 401, "not_authenticated")
     assert current.get(f"{USERS}/{customer.pk}").status_code == 200
+
+
+def test_a_password_change_with_a_session_revokes_every_token(
+    api_client, journal, customer, sign_in
+):
+    # given the user's tokens on two clients, both working
+    clients = [sign_in(customer), sign_in(customer)]
+    assert [client.get(f"{USERS}/{customer.pk}").status_code for client in clients] == [200, 200]
+    # and a browser signed in with a session (the website's)
+    browser = RecordingAPIClient(journal)
+    browser.force_login(customer)
+
+    # when the browser changes the password through the API
+    response = browser.patch(
+        f"{USERS}/{customer.pk}",
+        {"password": NEW_PASSWORD, "currentPassword": PASSWORD},
+        format="json",
+    )
+
+    # then it is changed, and no token works any more: none was used for the change
+    assert response.status_code == 200
+    customer.refresh_from_db()
+    assert customer.check_password(NEW_PASSWORD)
+    for client in clients:
+        assert_problem(client.get(f"{USERS}/{customer.pk}"), 401, "not_authenticated")
+    assert AccessToken.objects.filter(user=customer).count() == 0
 
 
 @pytest.mark.parametrize(
@@ -595,22 +623,33 @@ def test_an_admin_may_not_give_a_taken_email(admin_api, customer, other_customer
     assert snapshot() == before
 
 
-def test_an_admin_resets_a_password_without_knowing_it(api_client, admin_api, customer, sign_in):
-    # given the customer signed in somewhere
+@pytest.mark.parametrize("signed_in_with", ["token", "session"])
+def test_an_admin_resets_a_password_without_knowing_it(
+    api_client, journal, admin, customer, sign_in, signed_in_with
+):
+    # given the customer signed in somewhere, and an admin signed in with a token or a session
     customer_client = sign_in(customer)
+    assert customer_client.get(f"{USERS}/{customer.pk}").status_code == 200
+    if signed_in_with == "token":
+        admin_client = sign_in(admin)
+    else:
+        admin_client = RecordingAPIClient(journal)
+        admin_client.force_login(admin)
 
-    # when an admin sets a new password
-    response = admin_api.patch(f"{USERS}/{customer.pk}", {"password": NEW_PASSWORD}, format="json")
+    # when the admin sets a new password
+    response = admin_client.patch(
+        f"{USERS}/{customer.pk}", {"password": NEW_PASSWORD}, format="json"
+    )
 
-    # then the new password logs in and the customer's old sessions end
+    # then the new password logs in and the customer's tokens are revoked
     assert response.status_code == 200
     assert_problem(customer_client.get(f"{USERS}/{customer.pk}"), 401, "not_authenticated")
     login = api_client.post(
         LOGIN, {"email": customer.email, "password": NEW_PASSWORD}, format="json"
     )
     assert login.status_code == 200
-    # and the admin's own token still works
-    assert admin_api.get(USERS).status_code == 200
+    # and the admin is still signed in
+    assert admin_client.get(USERS).status_code == 200
 
 
 @pytest.mark.parametrize("user_type", [UserType.CUSTOMER, UserType.OWNER])

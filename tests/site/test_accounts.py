@@ -4,6 +4,8 @@ import pytest
 from rest_framework.throttling import SimpleRateThrottle
 
 from accounts.models import Customer, Owner, User, UserType
+from accounts.services import access_token_issue
+from tests.api.support import assert_problem, bearer_client
 from tests.site.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -156,6 +158,45 @@ def test_password_change_needs_the_current_password(customer_client, customer):
     assert customer.check_password("violet-river-77")
     # the session that changed the password stays signed in
     assert customer_client.get("/accounts/profile/").status_code == 200
+
+
+def test_a_password_change_revokes_the_users_api_tokens(customer_client, customer):
+    # given the customer's bearer tokens, working
+    tokens = [access_token_issue(user=customer)[0] for _client in range(2)]
+    me = f"/api/v1/users/{customer.pk}"
+    assert [bearer_client(token).get(me).status_code for token in tokens] == [200, 200]
+
+    # when the password is changed on the website
+    response = customer_client.post(
+        "/accounts/password/",
+        {
+            "current_password": PASSWORD,
+            "new_password": "violet-river-77",
+            "new_password_again": "violet-river-77",
+        },
+    )
+
+    # then no token works any more, and the page's session stays signed in
+    assert response.status_code == 302
+    for token in tokens:
+        assert_problem(bearer_client(token).get(me), 401, "not_authenticated")
+    assert customer_client.get("/accounts/profile/").status_code == 200
+
+
+def test_a_refused_password_change_keeps_the_tokens(customer_client, customer):
+    token, _access_token = access_token_issue(user=customer)
+
+    response = customer_client.post(
+        "/accounts/password/",
+        {
+            "current_password": "not-the-password",
+            "new_password": "violet-river-77",
+            "new_password_again": "violet-river-77",
+        },
+    )
+
+    assert response.status_code == 400
+    assert bearer_client(token).get(f"/api/v1/users/{customer.pk}").status_code == 200
 
 
 def test_a_weak_new_password_shows_the_validators_message_on_its_field(customer_client):
