@@ -18,7 +18,7 @@ from accounts.forms import LoginForm, PasswordChangeForm, ProfileForm, RegisterF
 from accounts.models import UserType
 from accounts.services import user_authenticate, user_register, user_update
 from config.api.errors import DomainError
-from config.api.throttling import LOGIN_THROTTLES, RegisterAddressThrottle, form_post_wait
+from config.api.throttling import LOGIN_THROTTLES, RegisterAddressThrottle, page_request_wait
 from config.website import TOO_MANY_ATTEMPTS, add_domain_error, next_url
 
 
@@ -34,7 +34,7 @@ def register(request: HttpRequest) -> HttpResponse:
     status = 200
     if request.method == "POST":
         status = 400
-        wait = form_post_wait(request, [RegisterAddressThrottle])
+        wait = page_request_wait(request, [RegisterAddressThrottle])
         if wait is not None:
             form.is_valid()
             form.add_error(None, TOO_MANY_ATTEMPTS.format(seconds=wait))
@@ -68,7 +68,7 @@ def login_view(request: HttpRequest) -> HttpResponse:
     status = 200
     if request.method == "POST":
         status = 400
-        wait = form_post_wait(request, LOGIN_THROTTLES)
+        wait = page_request_wait(request, LOGIN_THROTTLES)
         if wait is not None:
             form.is_valid()
             form.add_error(None, TOO_MANY_ATTEMPTS.format(seconds=wait))

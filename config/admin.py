@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from accounts.forms import OwnPasswordChangeForm
 from config.api.errors import DomainError
-from config.api.throttling import LOGIN_THROTTLES, form_post_wait
+from config.api.throttling import LOGIN_THROTTLES, page_request_wait
 from config.website import TOO_MANY_ATTEMPTS
 
 
@@ -32,7 +32,7 @@ class AdminLoginForm(AdminAuthenticationForm):
     def clean(self):
         # The form's `username` is the email (the user model's USERNAME_FIELD).
         email = {"email": self.cleaned_data.get("username")}
-        self.retry_after = form_post_wait(self.request, LOGIN_THROTTLES, data=email)
+        self.retry_after = page_request_wait(self.request, LOGIN_THROTTLES, data=email)
         if self.retry_after is not None:
             raise ValidationError(
                 TOO_MANY_ATTEMPTS.format(seconds=self.retry_after), code="throttled"

@@ -22,7 +22,7 @@ from accounts.models import UserType
 from config.api.errors import DomainError
 
 OWNERS_ONLY = "The owner area is for owner accounts. Register as an owner to list a property."
-# A sign-in or sign-up form over its rate limit (config.api.throttling.form_post_wait).
+# A sign-in or sign-up form over its rate limit (config.api.throttling.page_request_wait).
 TOO_MANY_ATTEMPTS = "Too many attempts. Try again in {seconds} seconds."
 
 _CAMEL_HUMP = re.compile(r"(?<!^)(?=[A-Z])")

@@ -7,6 +7,7 @@ listings.services. A service's refusal is shown on the page; nothing here re-dec
 
 import copy
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
@@ -17,6 +18,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from appointments.forms import VisitRequestForm
 from config.api.errors import DomainError
+from config.api.pagination import capped_count
+from config.api.throttling import REQUEST_THROTTLES, page_request_wait
 from config.website import add_domain_error, owner_required
 from favorites.selectors import favorite_visible_to
 from listings import groups, selectors, services
@@ -67,33 +70,63 @@ def _map_markers(listings) -> list[dict]:
     ]
 
 
+def _search_count(filterset, listings, *, viewer) -> tuple[int | None, bool]:
+    """How many listings a search matches, and whether that is past the exact-count limit.
+
+    A visitor's or customer's search is counted from the groups of public listings where
+    they can count it (listings.groups), exactly. Any other search is counted as the API
+    counts it, no further than the limit and given up after the same time (None), so that
+    no search page reads every match of a broad search.
+    """
+    if selectors.viewer_sees_only_public(viewer):
+        known = groups.exact_count(filterset.grouped_search(), listings)
+        if known is not None:
+            return known, False
+    limit = settings.PROPERTY_LIST_EXACT_COUNT_LIMIT
+    counted = capped_count(
+        listings, limit + 1, timeout_ms=settings.PROPERTY_LIST_COUNT_TIMEOUT_MS
+    ).matches
+    if counted is not None and counted > limit:
+        return limit, True
+    return counted, False
+
+
 @require_GET
 def search(request: HttpRequest) -> HttpResponse:
     """Home and search page: the API's filters in the URL, results as cards and on a map.
 
     Queries do not grow with the results: one count, one page of listings with their
-    type-specific records, one for their photos, one for the map's markers.
+    type-specific records, one for their photos, one for the map's markers. Each search
+    counts against the API's rate limits of its reader.
     """
+    wait = page_request_wait(request, REQUEST_THROTTLES)
+    if wait is not None:
+        response = render(request, "429.html", {"seconds": wait}, status=429)
+        response["Retry-After"] = str(wait)
+        return response
     visible = selectors.property_visible_to(viewer=request.user)
     filterset = search_filterset(request.GET, queryset=visible)
     valid = filterset.is_valid()
     listings = filterset.qs if valid else visible.none()
-    # A visitor's or customer's search is counted from the groups of public listings where
-    # they can count it (listings.groups): counting every match of a broad search at
-    # 1,000,000 listings reads most of an index.
-    known = None
-    if valid and selectors.viewer_sees_only_public(request.user):
-        known = groups.exact_count(filterset.grouped_search(), listings)
+    total, past_limit = (
+        _search_count(filterset, listings, viewer=request.user) if valid else (0, False)
+    )
+    # Paged no deeper than the API's result window (reading a page reads every row before it).
+    window = settings.PROPERTY_LIST_RESULT_WINDOW
     paginator = CountedPaginator(
-        selectors.property_list_loading(listings), SEARCH_PAGE_SIZE, count=known
+        selectors.property_list_loading(listings),
+        SEARCH_PAGE_SIZE,
+        count=window if total is None else min(total, window),
     )
     page = paginator.get_page(request.GET.get("page"))
     context = {
+        "total": total,
+        "past_limit": past_limit,
         "form": filterset.form,
         "fields": search_fields(filterset.form),
         "kept": search_kept_values(filterset.form),
         "page": page,
-        "markers": _map_markers(listings) if valid and page.paginator.count else [],
+        "markers": _map_markers(listings) if valid and total != 0 else [],
         "bbox": filterset.form.data.get("bbox", "") if valid else "",
         "filtered": any(value for key, value in request.GET.items() if key != "page"),
     }

@@ -128,12 +128,15 @@ class UploadThrottle(CountedInWindow, SimpleRateThrottle):
 
 # Sign-in attempts, wherever they are made: the API, the website's page, the admin's page.
 LOGIN_THROTTLES = (LoginAddressThrottle, LoginEmailThrottle)
+# Every request's own limits (the API's default classes): the website's search counts too.
+REQUEST_THROTTLES = (AnonymousThrottle, SignedInThrottle)
 
 
-def form_post_wait(request, throttle_classes, *, data=None) -> int | None:
-    """Seconds to wait when a form post is over one of the limits, else None (and counted).
+def page_request_wait(request, throttle_classes, *, data=None) -> int | None:
+    """Seconds to wait when a page request (a form post, a search) is over one of the
+    limits, else None (and counted).
 
-    The website's and the admin's forms count against the API's own limits with the same
+    The website's and the admin's pages count against the API's own limits with the same
     classes. Those read `headers`, `META`, `user` and `data` from a DRF request; a Django
     request offers the same through this stand-in. `data` is what the classes read as the
     body (LoginEmailThrottle its `email`): the post itself unless given.

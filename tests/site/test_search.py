@@ -255,3 +255,59 @@ def test_a_visitors_search_is_counted_exactly_from_the_public_listing_groups(
     grouped = [query for query in queries if "listings_publiclistinggroup" in query["sql"]]
     assert len(grouped) == 1
     assert not any('AS "__count"' in query["sql"] for query in queries)
+
+
+# --- Rate limit and capped counts -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("viewer", ["anonymous", "customer"])
+def test_the_search_page_is_rate_limited_like_the_apis_reads(
+    request, client, throttle_rates, viewer
+):
+    # given the API's limits of 3 reads a minute, per address and per user
+    throttle_rates(anonymous="3/min", signed_in="3/min")
+    browser = client if viewer == "anonymous" else request.getfixturevalue("customer_client")
+    house(title="Sea view flat")
+
+    # when the page is asked for four times within the minute
+    answers = [browser.get("/", {"q": f"flat {number}"}) for number in range(4)]
+
+    # then the fourth is refused with the time to wait, and nothing of the search
+    assert [answer.status_code for answer in answers] == [200, 200, 200, 429]
+    refused = answers[3]
+    assert int(refused["Retry-After"]) >= 1
+    assert "Too many searches" in refused.text
+    assert card_titles(refused) == []
+
+
+def test_a_search_the_groups_cannot_count_is_counted_no_further_than_the_limit(client, settings):
+    # given more matches than the exact-count limit, in a map area (the groups hold no area)
+    settings.PROPERTY_LIST_EXACT_COUNT_LIMIT = 3
+    for number in range(5):
+        house(title=f"Flat {number}")
+
+    # when a visitor searches the area
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/", {"bbox": "-10,35,5,45"})
+
+    # then the count stopped just past the limit, and the page says so
+    assert response.status_code == 200
+    counts = [query["sql"] for query in queries if "COUNT(" in query["sql"].upper()]
+    assert len(counts) == 1
+    assert "LIMIT 4" in counts[0]
+    assert "More than 3 listings" in response.text
+
+
+def test_a_search_is_paged_no_deeper_than_the_result_window(client, settings):
+    # given more matches than the result window holds
+    settings.PROPERTY_LIST_RESULT_WINDOW = 24
+    for number in range(30):
+        house(title=f"Flat {number}")
+
+    # when a visitor asks for a page past the window
+    response = client.get("/", {"page": 3})
+
+    # then the last page of the window is shown, and no link leads further
+    assert response.status_code == 200
+    assert "Page 2 of 2" in response.text
+    assert len(card_titles(response)) == 12
