@@ -22,6 +22,9 @@ from listings.models import Property
 from media_app.cleanup import media_files_delete_on_commit, media_files_for_deletion
 
 EMAIL_TAKEN = "An account with this email already exists."
+LAST_ADMIN = (
+    "The platform needs an active administrator: make another user an administrator first."
+)
 INVALID_CREDENTIALS = "The email or the password is wrong."
 
 
@@ -121,6 +124,20 @@ def access_token_revoke(*, access_token: AccessToken) -> None:
     AccessToken.objects.filter(pk=access_token.pk).delete()
 
 
+def _keep_an_administrator(*, user: User) -> None:
+    """Refuse to delete or demote the last active administrator: nobody could moderate,
+    manage categories or make another administrator afterwards (only an administrator
+    can). The administrators' rows are locked, so that two of them removing each other
+    at once cannot both pass."""
+    if user.user_type != UserType.ADMIN:
+        return
+    administrators = User.objects.select_for_update().filter(
+        user_type=UserType.ADMIN, is_active=True
+    )
+    if not any(pk != user.pk for pk in administrators.values_list("pk", flat=True)):
+        raise Conflict(LAST_ADMIN)
+
+
 @transaction.atomic
 def user_password_set(
     *, user: User, password: str | None, keep_token: AccessToken | None = None
@@ -185,6 +202,7 @@ def user_update(
     if "user_type" in fields and user_type is not None and user_type != user.user_type:
         if not acting_admin:
             raise PermissionRefused("Only administrators change a user type.", field="userType")
+        _keep_an_administrator(user=user)
         user.user_type = user_type
         user.is_staff = user.is_superuser = user_type == UserType.ADMIN
     changes_password = "password" in fields and password is not None
@@ -217,6 +235,7 @@ def user_delete(*, user: User, by: User) -> None:
     """
     if not by.is_admin and by.pk != user.pk:
         raise PermissionRefused("You may delete only your own account.")
+    _keep_an_administrator(user=user)
     # The file names are read (under the listings' locks) before the rows cascade away.
     files = media_files_for_deletion(properties=Property.objects.filter(owner__user=user))
     user.delete()

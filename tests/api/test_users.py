@@ -792,3 +792,43 @@ def test_deleting_an_unknown_user_is_404(admin_api):
     # then
     assert_problem(response, 404, "not_found")
     assert snapshot() == before
+
+
+# --- The platform keeps an administrator ----------------------------------------------------
+
+
+def test_the_last_administrator_cannot_delete_their_account(admin, admin_api):
+    # given
+    before = snapshot()
+
+    # when the only administrator deletes their own account
+    response = admin_api.delete(f"{USERS}/{admin.pk}")
+
+    # then
+    body = assert_problem(response, 409, "conflict")
+    assert body["detail"] == (
+        "The platform needs an active administrator: make another user an administrator first."
+    )
+    assert snapshot() == before
+
+
+def test_the_last_administrator_cannot_stop_being_one(admin, admin_api):
+    before = snapshot()
+
+    response = admin_api.patch(f"{USERS}/{admin.pk}", {"userType": "CUSTOMER"}, format="json")
+
+    assert_problem(response, 409, "conflict")
+    assert snapshot() == before
+
+
+def test_an_administrator_leaves_once_another_one_exists(admin, admin_api, make_user):
+    # given a second administrator
+    make_user(UserType.ADMIN)
+
+    # when the first one deletes their account
+    response = admin_api.delete(f"{USERS}/{admin.pk}")
+
+    # then it is gone, and one administrator is left
+    assert response.status_code == 204
+    assert list(User.objects.filter(user_type=UserType.ADMIN).values_list("pk", flat=True)) != []
+    assert not User.objects.filter(pk=admin.pk).exists()
