@@ -17,9 +17,9 @@ import email.utils
 import json
 import logging
 import secrets
+import ssl
 import time
 
-import urllib3
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
@@ -37,7 +37,13 @@ from notifications.models import (
     WebhookDelivery,
 )
 from notifications.signing import signed_headers
-from notifications.targets import TargetRefused, TargetUnresolved, target_check, target_post
+from notifications.targets import (
+    ResponseInvalid,
+    TargetRefused,
+    TargetUnresolved,
+    target_check,
+    target_post,
+)
 from notifications.tasks import deliveries_enqueue
 
 logger = logging.getLogger("notifications.webhooks")
@@ -101,14 +107,12 @@ def _post(delivery: WebhookDelivery) -> AttemptOutcome:
         response = target_post(
             target=target, body=body, headers=headers, timeout=settings.WEBHOOKS_TIMEOUT_SECONDS
         )
-    except urllib3.exceptions.NewConnectionError:
-        # Before the timeouts: urllib3 makes "connection refused" a kind of connect timeout.
-        return outcome(error_kind=DeliveryErrorKind.CONNECTION_ERROR)
-    except (urllib3.exceptions.TimeoutError, TimeoutError):
+    # TimeoutError and ssl.SSLError are kinds of OSError: they come first.
+    except TimeoutError:
         return outcome(error_kind=DeliveryErrorKind.TIMEOUT)
-    except urllib3.exceptions.SSLError:
+    except ssl.SSLError:
         return outcome(error_kind=DeliveryErrorKind.TLS_ERROR)
-    except (urllib3.exceptions.HTTPError, OSError):
+    except (OSError, ResponseInvalid):
         return outcome(error_kind=DeliveryErrorKind.CONNECTION_ERROR)
     code = response.status_code
     if 200 <= code < 300:

@@ -231,7 +231,8 @@ SITE_URL = env("SITE_URL", default="http://127.0.0.1:8000")
 # Webhooks (decisions D12; docs/webhooks.md). http:// and private, loopback or link-local
 # targets are refused unless this is on: on in dev and test settings only.
 WEBHOOKS_ALLOW_PRIVATE_TARGETS = env.bool("WEBHOOKS_ALLOW_PRIVATE_TARGETS", default=False)
-# One attempt: connect, send, and read the status line within this many seconds.
+# One attempt's deadline: connecting, TLS, sending, and reading the status line and headers
+# all end within this many seconds in total, however slowly the receiver answers.
 WEBHOOKS_TIMEOUT_SECONDS = env.float("WEBHOOKS_TIMEOUT_SECONDS", default=15.0)
 # Receivers' certificates must chain to the system's CAs, or to those of this file if set.
 WEBHOOKS_CA_BUNDLE = env("WEBHOOKS_CA_BUNDLE", default="")

@@ -1,9 +1,11 @@
-"""A webhook receiver on loopback, the in-process task runner, shapes and URLs of the tests."""
+"""Webhook receivers on loopback, the in-process task runner, shapes and URLs of the tests."""
 
 import collections
 import dataclasses
 import http.server
 import json
+import socket
+import socketserver
 import ssl
 import threading
 import time
@@ -35,6 +37,8 @@ ATTEMPT_KEYS = {"attemptedAt", "statusCode", "durationMs", "errorKind"}
 BODY_KEYS = {"id", "type", "timestamp", "data"}
 # What every answer of the receiver carries in its body: it must never show up anywhere.
 RECEIVER_BODY = b"receiver-private-body-0f3a9c"
+# The host name of the https receivers' certificate (tests/webhooks/conftest.py).
+HOST_NAME = "hooks.example.test"
 # A secret in the Standard Webhooks form: whsec_ + base64 of 32 bytes.
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 
@@ -122,6 +126,81 @@ class Receiver:
     def received(self, path: str = "/hook") -> list[ReceivedRequest]:
         with self._lock:
             return [request for request in self.requests if request.path == path]
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class RawReceiver:
+    """A receiver on 127.0.0.1 that answers every request with exactly the bytes it is given.
+
+    It reads each request whole (recording it in `requests`), then sends `answer`: at once,
+    or with `interval` set, one byte every `interval` seconds for `trickle_for` seconds and
+    the rest at once, so that no single read of the client ever waits long. It then keeps
+    the connection open until the client hangs up (at most HOLD_SECONDS).
+    """
+
+    HOLD_SECONDS = 10.0
+
+    def __init__(
+        self,
+        answer: bytes,
+        *,
+        interval: float = 0.0,
+        trickle_for: float = 0.0,
+        tls: ssl.SSLContext | None = None,
+    ) -> None:
+        self.scheme = "https" if tls else "http"
+        self.answer = answer
+        self.interval = interval
+        self.trickle_for = trickle_for
+        self.requests: list[ReceivedRequest] = []
+        receiver = self
+
+        class Handler(socketserver.StreamRequestHandler):
+            def handle(self) -> None:
+                request_line = self.rfile.readline(65537).decode("latin-1")
+                headers = {}
+                while (line := self.rfile.readline(65537)) not in (b"\r\n", b"\n", b""):
+                    name, _colon, value = line.decode("latin-1").partition(":")
+                    headers[name.strip().lower()] = value.strip()
+                body = self.rfile.read(int(headers.get("content-length") or 0))
+                method, path, _version = request_line.split(" ", 2)
+                receiver.requests.append(ReceivedRequest(method, path, headers, body))
+                try:
+                    receiver.send_answer(self.connection)
+                    self.connection.settimeout(receiver.HOLD_SECONDS)
+                    self.connection.recv(1)
+                except OSError:
+                    # The client hung up (or HOLD_SECONDS passed): nothing more to send.
+                    pass
+
+        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        if tls is not None:
+            self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def send_answer(self, connection: socket.socket) -> None:
+        sent = 0
+        if self.interval:
+            stop = time.monotonic() + self.trickle_for
+            while sent < len(self.answer) and time.monotonic() < stop:
+                connection.sendall(self.answer[sent : sent + 1])
+                sent += 1
+                time.sleep(self.interval)
+        connection.sendall(self.answer[sent:])
+
+    @property
+    def port(self) -> int:
+        return self.server.server_address[1]
+
+    def url(self, path: str = "/hook", host: str = "127.0.0.1") -> str:
+        return f"{self.scheme}://{host}:{self.port}{path}"
 
     def start(self) -> None:
         self.thread.start()

@@ -1,83 +1,28 @@
 """https targets: the checked address is connected to, the host name goes in SNI, and the
 receiver's certificate must be valid for that name."""
 
-import datetime
-import socket
-import ssl
-
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 from accounts.models import Owner
 from listings.services import property_update
 from notifications.models import DeliveryErrorKind, DeliveryStatus, WebhookDelivery
 from notifications.services import webhook_register
 from tests.factories import ListingFactory
-from tests.webhooks.support import SECRET, Receiver, run_ready_tasks
+from tests.webhooks.support import HOST_NAME, SECRET, Receiver, run_ready_tasks
 
 pytestmark = pytest.mark.django_db
 
-HOST_NAME = "hooks.example.test"
-
 
 @pytest.fixture
-def certificate(tmp_path):
-    """A self-signed certificate for HOST_NAME: (certificate file, key file)."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, HOST_NAME)])
-    now = datetime.datetime.now(datetime.UTC)
-    certificate = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName(HOST_NAME)]), critical=False)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    certificate_file = tmp_path / "receiver.pem"
-    key_file = tmp_path / "receiver.key"
-    certificate_file.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return certificate_file, key_file
-
-
-@pytest.fixture
-def tls_receiver(certificate):
+def tls_receiver(server_tls):
     """An https receiver on 127.0.0.1 with that certificate; `server_names` records SNI."""
-    certificate_file, key_file = certificate
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(certificate_file, key_file)
     server_names: list[str | None] = []
-    context.sni_callback = lambda _socket, server_name, _context: server_names.append(server_name)
-    server = Receiver(tls=context)
+    server_tls.sni_callback = lambda _socket, name, _context: server_names.append(name)
+    server = Receiver(tls=server_tls)
     server.server_names = server_names
     server.start()
     yield server
     server.stop()
-
-
-@pytest.fixture
-def host_name_resolves_to_loopback(monkeypatch):
-    real_getaddrinfo = socket.getaddrinfo
-
-    def getaddrinfo(host, port, *args, **kwargs):
-        target = "127.0.0.1" if host == HOST_NAME else host
-        return real_getaddrinfo(target, port, *args, **kwargs)
-
-    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
 
 
 def deliver_once(owner, url: str) -> WebhookDelivery:
