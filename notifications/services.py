@@ -2,10 +2,11 @@
 
 from collections.abc import Iterable
 
+from django.conf import settings
 from django.db import transaction
 
 from accounts.models import User, UserType
-from config.api.errors import PermissionRefused, ValidationFailed
+from config.api.errors import Conflict, PermissionRefused, ValidationFailed
 from listings.models import Property
 from notifications.api.serializers import NotificationDetailSerializer
 from notifications.events import NewEvent, events_record, representation
@@ -147,9 +148,10 @@ def webhook_register(
     """Register a URL for signed event deliveries; OWNER users and admins may (D7).
 
     The URL must be https and resolve only to public addresses (400 on `url`, see
-    notifications.targets). Without a secret the server makes one (`whsec_` + base64 of 32
-    random bytes). The returned endpoint carries the secret: the registration answer is
-    the only place it is ever shown.
+    notifications.targets). A user has at most WEBHOOKS_MAX_PER_USER webhooks, active or
+    not (409 past that: an admin may turn a disabled one back on). Without a secret the
+    server makes one (`whsec_` + base64 of 32 random bytes). The returned endpoint carries
+    the secret: the registration answer is the only place it is ever shown.
     """
     if not (by.is_authenticated and by.user_type in (UserType.OWNER, UserType.ADMIN)):
         raise PermissionRefused("Only owners and administrators register webhooks.")
@@ -167,7 +169,16 @@ def webhook_register(
         )
     elif not secret_is_valid(secret):
         raise ValidationFailed("What follows whsec_ must be base64.", field="secret")
-    return WebhookEndpoint.objects.create(user=by, url=url, events=events, secret=secret)
+    limit = settings.WEBHOOKS_MAX_PER_USER
+    with transaction.atomic():
+        # One registration of a user at a time, so that racing ones cannot pass the limit.
+        # FOR NO KEY UPDATE: see listings.services._lock.
+        User.objects.select_for_update(no_key=True).get(pk=by.pk)
+        if WebhookEndpoint.objects.filter(user=by).count() >= limit:
+            raise Conflict(
+                f"A user may have at most {limit} webhooks; delete one to register another."
+            )
+        return WebhookEndpoint.objects.create(user=by, url=url, events=events, secret=secret)
 
 
 def webhook_delete(*, endpoint: WebhookEndpoint, by: User) -> None:

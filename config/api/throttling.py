@@ -126,6 +126,13 @@ class UploadThrottle(CountedInWindow, SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": ident}
 
 
+class WebhookRegisterThrottle(CountedInWindow, UserRateThrottle):
+    """Webhook registrations per user, whatever their outcome (only signed-in owners and
+    admins get as far as the throttles)."""
+
+    scope = "webhook_register"
+
+
 # Sign-in attempts, wherever they are made: the API, the website's page, the admin's page.
 LOGIN_THROTTLES = (LoginAddressThrottle, LoginEmailThrottle)
 # Every request's own limits (the API's default classes): the website's search counts too.

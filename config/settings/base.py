@@ -236,6 +236,8 @@ WEBHOOKS_ALLOW_PRIVATE_TARGETS = env.bool("WEBHOOKS_ALLOW_PRIVATE_TARGETS", defa
 WEBHOOKS_TIMEOUT_SECONDS = env.float("WEBHOOKS_TIMEOUT_SECONDS", default=15.0)
 # Receivers' certificates must chain to the system's CAs, or to those of this file if set.
 WEBHOOKS_CA_BUNDLE = env("WEBHOOKS_CA_BUNDLE", default="")
+# How many webhooks one user may have registered (active or not); one more is 409.
+WEBHOOKS_MAX_PER_USER = env.int("WEBHOOKS_MAX_PER_USER", default=10)
 # Seconds to wait before each retry after a failed attempt: 5 s, 5 min, 30 min, 2 h, 5 h,
 # 10 h, 14 h, 20 h, 24 h (D12); after the last one the delivery is failed.
 WEBHOOKS_RETRY_SCHEDULE = [
@@ -357,6 +359,7 @@ REST_FRAMEWORK = {
         "login_email": env("THROTTLE_LOGIN_EMAIL", default="10/min"),
         "register": env("THROTTLE_REGISTER", default="10/min"),
         "upload": env("THROTTLE_UPLOAD", default="60/hour"),
+        "webhook_register": env("THROTTLE_WEBHOOK_REGISTER", default="20/hour"),
     },
     # Client addresses come from REMOTE_ADDR unless this many proxies are declared in front.
     "NUM_PROXIES": env.int("NUM_PROXIES", default=0),

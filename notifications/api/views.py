@@ -12,6 +12,7 @@ from config.api.errors import PermissionRefused, ValidationFailed
 from config.api.pagination import DataPagination
 from config.api.permissions import IsAdmin, IsOwnerUser, is_admin
 from config.api.renderers import CamelCasedActionsMixin
+from config.api.throttling import WebhookRegisterThrottle
 from notifications import selectors, services
 from notifications.api.serializers import (
     MarkAllReadResultSerializer,
@@ -198,8 +199,9 @@ def _named_user(request, user_id: str | None) -> User:
 class WebhookViewSet(viewsets.GenericViewSet):
     """Webhook registrations and their delivery log (decisions D7, D12; docs/webhooks.md).
 
-    OWNER users and admins register; the registrant (and admins) read and delete. Anyone
-    else gets 404 for a webhook id. The secret is shown once, in the registration answer.
+    OWNER users and admins register (at most WEBHOOKS_MAX_PER_USER webhooks each, and at
+    the `webhook_register` rate); the registrant (and admins) read and delete. Anyone else
+    gets 404 for a webhook id. The secret is shown once, in the registration answer.
     """
 
     serializer_class = WebhookEndpointSerializer
@@ -210,6 +212,12 @@ class WebhookViewSet(viewsets.GenericViewSet):
         if self.action == "register":
             return [IsOwnerUser()]
         return [IsAuthenticated()]
+
+    def get_throttles(self):
+        throttles = super().get_throttles()
+        if self.action == "register":
+            throttles.append(WebhookRegisterThrottle())
+        return throttles
 
     def get_queryset(self):
         return selectors.webhook_visible_to(viewer=self.request.user)

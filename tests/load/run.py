@@ -374,6 +374,7 @@ def main() -> int:
         "THROTTLE_LOGIN": "1000000/min",
         "THROTTLE_LOGIN_EMAIL": "1000000/min",
         "THROTTLE_UPLOAD": "1000000/min",
+        "THROTTLE_WEBHOOK_REGISTER": "1000000/min",
         # The receiver is on this machine.
         "WEBHOOKS_ALLOW_PRIVATE_TARGETS": "true",
         "DATABASE_POOL_MAX_SIZE": "8",
