@@ -22,9 +22,7 @@ from listings.models import Property
 from media_app.cleanup import media_files_delete_on_commit, media_files_for_deletion
 
 EMAIL_TAKEN = "An account with this email already exists."
-LAST_ADMIN = (
-    "The platform needs an active administrator: make another user an administrator first."
-)
+LAST_ADMIN = "The platform needs an active administrator: make another user an administrator first."
 INVALID_CREDENTIALS = "The email or the password is wrong."
 
 

@@ -23,6 +23,9 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
     "config.apps.PlatformAdminConfig",
+    # Before django.contrib.auth: its changepassword command saves through the accounts
+    # service (the user's API tokens revoked), in place of Django's.
+    "accounts",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -36,7 +39,6 @@ INSTALLED_APPS = [
     "storages",
     # The database backend of Django's tasks framework (the background worker, db_worker).
     "django_tasks_db",
-    "accounts",
     "listings",
     "media_app",
     "appointments",
