@@ -23,6 +23,7 @@ urlpatterns = [
 ]
 
 # Error pages in the site's style; under /api/ they answer problem documents like the API.
+handler400 = "config.website.bad_request"
 handler404 = "config.website.page_not_found"
 handler403 = "config.website.permission_denied"
 handler500 = "config.website.server_error"

@@ -2,7 +2,7 @@
 
 The website calls the same services and selectors as the API; what lives here is only how a
 page shows their answers: a service's refusal on a form, a role check that answers with the
-site's 403 page, the map settings, and the error pages (handler404/403/500).
+site's 403 page, the map settings, and the error pages (handler400/403/404/500).
 """
 
 import functools
@@ -17,9 +17,11 @@ from django.http import HttpRequest, HttpResponse, HttpResponseServerError
 from django.shortcuts import render
 from django.template import loader
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views import defaults
 
 from accounts.models import UserType
 from config.api.errors import DomainError
+from config.uploads import FileTooLarge
 
 OWNERS_ONLY = "The owner area is for owner accounts. Register as an owner to list a property."
 # A sign-in or sign-up form over its rate limit (config.api.throttling.page_request_wait).
@@ -75,6 +77,18 @@ def owner_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
         return view(request, *args, **kwargs)
 
     return wrapped
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """handler400: Django's 400 page; a file part refused for its size is the 413 page.
+
+    FileTooLarge reaches here from any page whose form was read outside a view that catches
+    it (the CSRF check reads every posted form). Under /api/, config.api.middleware answers
+    the problem document of the status instead.
+    """
+    if isinstance(exception, FileTooLarge):
+        return render(request, "413.html", {"reason": exception.detail}, status=413)
+    return defaults.bad_request(request, exception)
 
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:

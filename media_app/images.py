@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
 
+from config.uploads import upload_limit_set
 from media_app.errors import MediaTooLarge, UnsupportedMedia
 
 # Widths of the WebP copies made of every photo, in pixels (D11: at least 400 and 1200).
@@ -63,6 +64,14 @@ def image_check_size(*, size: int) -> None:
     limit = settings.MEDIA_IMAGE_MAX_BYTES
     if size > limit:
         raise MediaTooLarge(f"An image may be at most {limit} bytes; this one has {size}.")
+
+
+def image_upload_limit_set(request) -> None:
+    """Refuse a photo while its upload is read, once it passes MEDIA_IMAGE_MAX_BYTES (413).
+
+    Called by the upload views before anything reads the request's body.
+    """
+    upload_limit_set(request, limit=settings.MEDIA_IMAGE_MAX_BYTES, noun="An image")
 
 
 def image_prepare(file) -> PreparedImage:

@@ -2,7 +2,8 @@
 
 (media_app.views serves local media files; these are the owner's pages.) Every upload,
 move and deletion is a media_app.services call: formats, sizes, limits and who may are
-decided there (D7, D11, D13).
+decided there (D7, D11, D13). An upload also keeps the API's limits on the request itself:
+the same per-user rate (429) and the same file size, enforced while the body is read (413).
 """
 
 from collections.abc import Callable
@@ -13,15 +14,22 @@ from django.contrib import messages
 from django.db import models
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
 from config.api.errors import DomainError
+from config.api.throttling import UploadThrottle, page_request_wait
+from config.uploads import FileTooLarge
 from config.website import owner_required
 from listings.views import owned_listing
 from media_app import services
 from media_app.forms import PhotoUploadForm, PositionForm, VideoUploadForm
+from media_app.images import image_upload_limit_set
 from media_app.models import Image, Video
 from media_app.selectors import image_gallery, video_gallery
+from media_app.videos import video_upload_limit_set
+
+TOO_MANY_UPLOADS = "Too many uploads. Try again in {seconds} seconds."
 
 
 @dataclass(frozen=True)
@@ -36,6 +44,8 @@ class Gallery:
     delete: Callable
     form_class: type[forms.Form]
     noun: str
+    # Puts the kind's file size limit on a request, before its body is read.
+    set_upload_limit: Callable
 
 
 GALLERIES = {
@@ -47,6 +57,7 @@ GALLERIES = {
         services.image_delete,
         PhotoUploadForm,
         "Photo",
+        image_upload_limit_set,
     ),
     "videos": Gallery(
         Video,
@@ -56,18 +67,24 @@ GALLERIES = {
         services.video_delete,
         VideoUploadForm,
         "Video",
+        video_upload_limit_set,
     ),
 }
 
 
-def _page(request, listing, *, forms_by_kind=None, status=200) -> HttpResponse:
+def _page(request, listing, *, forms_by_kind=None, refusals=None, status=200) -> HttpResponse:
+    """The media page; `refusals` says by kind why an upload was refused before its form
+    could be read (too many uploads, a file too large)."""
     forms_by_kind = forms_by_kind or {}
+    refusals = refusals or {}
     context = {
         "listing": listing,
         "photos": list(image_gallery(property=listing)),
         "videos": list(video_gallery(property=listing)),
         "photo_form": forms_by_kind.get("photos") or PhotoUploadForm(),
         "video_form": forms_by_kind.get("videos") or VideoUploadForm(),
+        "photo_refusal": refusals.get("photos"),
+        "video_refusal": refusals.get("videos"),
     }
     return render(request, "media_app/manage.html", context, status=status)
 
@@ -79,11 +96,36 @@ def manage(request: HttpRequest, pk: str) -> HttpResponse:
     return _page(request, owned_listing(request, pk))
 
 
+# Exempt from the CSRF middleware, which would read the form before the size limit is on;
+# _upload_form checks CSRF itself once it is (Django's "Modifying upload handlers on the fly").
+@csrf_exempt
 @owner_required
 @require_POST
 def upload(request: HttpRequest, pk: str, kind: str) -> HttpResponse:
-    """Upload a photo (image_upload) or a video (video_upload) at the end of its gallery."""
+    """Upload a photo (image_upload) or a video (video_upload) at the end of its gallery.
+
+    The API's upload rate is checked first, counted with the API's uploads (429, the body
+    unread); then the file is read under its kind's size limit (413 as soon as it passes).
+    """
     listing = owned_listing(request, pk)
+    gallery = GALLERIES[kind]
+    # The upload throttle reads no body: `data` is given so that the form stays unread.
+    wait = page_request_wait(request, [UploadThrottle], data={})
+    if wait is not None:
+        refusal = TOO_MANY_UPLOADS.format(seconds=wait)
+        response = _page(request, listing, refusals={kind: refusal}, status=429)
+        response["Retry-After"] = str(wait)
+        return response
+    gallery.set_upload_limit(request)
+    try:
+        return _upload_form(request, listing, kind)
+    except FileTooLarge as error:
+        return _page(request, listing, refusals={kind: error.detail}, status=413)
+
+
+@csrf_protect
+def _upload_form(request: HttpRequest, listing, kind: str) -> HttpResponse:
+    """The upload form read (CSRF checked) and handed to the gallery's upload service."""
     gallery = GALLERIES[kind]
     form = gallery.form_class(request.POST, request.FILES)
     if not form.is_valid():

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from config.uploads import upload_limit_set
 from media_app.errors import MediaTooLarge, UnsupportedMedia
 
 UNSUPPORTED_VIDEO = "The file is not an MP4 or WebM video."
@@ -63,6 +64,14 @@ def video_check_size(*, size: int) -> None:
     limit = settings.MEDIA_VIDEO_MAX_BYTES
     if size > limit:
         raise MediaTooLarge(f"A video may be at most {limit} bytes; this one has {size}.")
+
+
+def video_upload_limit_set(request) -> None:
+    """Refuse a video while its upload is read, once it passes MEDIA_VIDEO_MAX_BYTES (413).
+
+    Called by the upload views before anything reads the request's body.
+    """
+    upload_limit_set(request, limit=settings.MEDIA_VIDEO_MAX_BYTES, noun="A video")
 
 
 def video_format_of(file) -> VideoFormat:

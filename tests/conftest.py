@@ -1,6 +1,7 @@
 """Fixtures shared by the whole suite."""
 
 import pytest
+from django.core.files.uploadhandler import MemoryFileUploadHandler, TemporaryFileUploadHandler
 from django.db import connection
 from rest_framework.throttling import SimpleRateThrottle
 
@@ -30,3 +31,22 @@ def throttle_rates(monkeypatch):
         )
 
     return set_rates
+
+
+@pytest.fixture
+def spooled(monkeypatch) -> list[int]:
+    """How far into each file part the handlers that keep uploads (memory, temporary file)
+    were given bytes: one entry per chunk, `start + len(chunk)`.
+
+    Its largest value is the most of any file that was ever held in memory or spooled to
+    disk, so a test can show that an oversize file was stopped at its limit while streaming.
+    """
+    received: list[int] = []
+    for handler_class in (MemoryFileUploadHandler, TemporaryFileUploadHandler):
+
+        def recording(self, raw_data, start, original=handler_class.receive_data_chunk):
+            received.append(start + len(raw_data))
+            return original(self, raw_data, start)
+
+        monkeypatch.setattr(handler_class, "receive_data_chunk", recording)
+    return received

@@ -20,6 +20,7 @@ from rest_framework import exceptions, status
 
 from config.api.errors import DomainError
 from config.api.parsers import PayloadTooLarge
+from config.uploads import FileTooLarge
 
 logger = logging.getLogger("config.api")
 
@@ -183,6 +184,14 @@ def exception_handler(exc: Exception, context) -> JsonResponse:
             code="conflict",
             title="Conflict",
             detail="The request conflicts with the current state of the resource.",
+        )
+    if isinstance(exc, FileTooLarge):
+        # A file part passed its limit while the multipart body was read (config.uploads).
+        return problem(
+            status_code=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+            code="payload_too_large",
+            title="Payload too large",
+            detail=exc.detail,
         )
     if isinstance(exc, RequestDataTooBig):
         return problem(

@@ -214,6 +214,15 @@ MEDIA_IMAGE_MAX_PIXELS = env.int("MEDIA_IMAGE_MAX_PIXELS", default=40_000_000)
 MEDIA_VIDEO_MAX_BYTES = env.int("MEDIA_VIDEO_MAX_BYTES", default=100 * 1024 * 1024)
 MEDIA_MAX_IMAGES_PER_PROPERTY = env.int("MEDIA_MAX_IMAGES_PER_PROPERTY", default=50)
 MEDIA_MAX_VIDEOS_PER_PROPERTY = env.int("MEDIA_MAX_VIDEOS_PER_PROPERTY", default=5)
+# Any file part of any multipart body, on every endpoint, is refused (413) as soon as it passes
+# this many bytes while the body is read (config.uploads): the largest upload the platform
+# takes. The media uploads hold their files to their own, smaller or equal, limit the same way.
+UPLOAD_FILE_MAX_BYTES = max(MEDIA_IMAGE_MAX_BYTES, MEDIA_VIDEO_MAX_BYTES)
+FILE_UPLOAD_HANDLERS = [
+    "config.uploads.FileSizeLimitHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
 
 # Background tasks (Django's tasks framework). The database backend keeps every task in a
 # table of the default database, so a task enqueued inside a transaction commits or rolls

@@ -1,7 +1,6 @@
 """The media endpoints: /images and /videos (interface: Media; decisions D7, D8, D11, D13)."""
 
 from django.conf import settings
-from django.core.files.uploadhandler import FileUploadHandler
 from django.shortcuts import get_object_or_404
 from djangorestframework_camel_case.settings import api_settings as camel_case_settings
 from djangorestframework_camel_case.util import underscoreize
@@ -31,7 +30,8 @@ from media_app.api.serializers import (
     VideoSerializer,
     VideoUploadSerializer,
 )
-from media_app.errors import MediaTooLarge
+from media_app.images import image_upload_limit_set
+from media_app.videos import video_upload_limit_set
 
 # Room a multipart body needs beyond its file: boundaries, part headers and the text
 # fields, which Django caps at DATA_UPLOAD_MAX_MEMORY_SIZE.
@@ -45,26 +45,6 @@ VIDEO_CONTENT_TYPES = "video/mp4, video/webm"
 PROPERTY_ID_PARAMETER = OpenApiParameter(
     "propertyId", str, required=True, description="The listing whose media to list."
 )
-
-
-class FileSizeLimitHandler(FileUploadHandler):
-    """Stops reading a multipart file as soon as it passes `limit` bytes (413).
-
-    Installed first, it sees every chunk before the handlers that spool it, so an
-    oversize upload is refused after `limit` bytes instead of after the whole body.
-    """
-
-    def __init__(self, request=None, *, limit: int):
-        super().__init__(request)
-        self.limit = limit
-
-    def receive_data_chunk(self, raw_data: bytes, start: int) -> bytes:
-        if start + len(raw_data) > self.limit:
-            raise MediaTooLarge(f"A file of this kind may be at most {self.limit} bytes.")
-        return raw_data
-
-    def file_complete(self, file_size: int) -> None:
-        return None
 
 
 def _form(request) -> dict:
@@ -99,7 +79,18 @@ class MediaViewSet(viewsets.GenericViewSet):
             throttles.append(UploadThrottle())
         return throttles
 
+    def initial(self, request, *args, **kwargs):
+        # The upload's file limit goes on before authentication: a session's CSRF check
+        # reads the multipart form, and the limit must hold while it does.
+        if self.action == "upload":
+            self.set_upload_limit(request)
+        super().initial(request, *args, **kwargs)
+
     def max_upload_bytes(self) -> int:
+        raise NotImplementedError
+
+    def set_upload_limit(self, request) -> None:
+        """Refuse the upload's file while it is read, once it passes max_upload_bytes (413)."""
         raise NotImplementedError
 
     def get_object(self):
@@ -114,8 +105,11 @@ class MediaViewSet(viewsets.GenericViewSet):
         reference.is_valid(raise_exception=True)
         return reference.validated_data["property_id"]
 
-    def _limit_upload(self, request) -> None:
-        """Refuse an oversize upload before its body is read, or while it is read (413)."""
+    def _refuse_announced_oversize(self, request) -> None:
+        """Refuse an upload whose Content-Length already says too much, unread (413).
+
+        One within it is still held to the limit while it is read (set_upload_limit).
+        """
         limit = self.max_upload_bytes()
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
@@ -123,7 +117,6 @@ class MediaViewSet(viewsets.GenericViewSet):
             length = 0
         if length > limit + settings.DATA_UPLOAD_MAX_MEMORY_SIZE + MULTIPART_ALLOWANCE:
             raise PayloadTooLarge()
-        request.upload_handlers.insert(0, FileSizeLimitHandler(request, limit=limit))
 
     def list(self, request):
         # Query parameters keep their camelCase names; only the one this list needs is read.
@@ -140,7 +133,7 @@ class MediaViewSet(viewsets.GenericViewSet):
 
     @action(detail=False, methods=["post"], url_path="upload")
     def upload(self, request):
-        self._limit_upload(request)
+        self._refuse_announced_oversize(request)
         form = _form(request)
         listing = self._listing(form, for_write=True)
         # Who may not change the listing learns nothing about the rules of the body.
@@ -217,6 +210,9 @@ class ImageViewSet(MediaViewSet):
     def max_upload_bytes(self) -> int:
         return settings.MEDIA_IMAGE_MAX_BYTES
 
+    def set_upload_limit(self, request) -> None:
+        image_upload_limit_set(request)
+
     def gallery(self, listing):
         return selectors.image_gallery(property=listing)
 
@@ -267,6 +263,9 @@ class VideoViewSet(MediaViewSet):
 
     def max_upload_bytes(self) -> int:
         return settings.MEDIA_VIDEO_MAX_BYTES
+
+    def set_upload_limit(self, request) -> None:
+        video_upload_limit_set(request)
 
     def gallery(self, listing):
         return selectors.video_gallery(property=listing)
