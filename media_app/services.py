@@ -31,6 +31,7 @@ from media_app.cleanup import (
 from media_app.files import media_file_name
 from media_app.images import image_prepare
 from media_app.models import GALLERY_ORDER, Image, Video
+from media_app.video_locations import video_strip_location
 from media_app.videos import video_format_of
 
 LISTING_GONE = "No listing you can see has this id."
@@ -159,13 +160,16 @@ def image_upload(*, property: Property, by: User, file: File, title: str | None 
 def video_upload(*, property: Property, by: User, file: File, title: str | None = None) -> Video:
     """Add a video at the end of a listing's videos.
 
-    The bytes must be MP4 or WebM within MEDIA_VIDEO_MAX_BYTES (415 / 413). The file is
-    streamed to `properties/<propertyId>/videos/<videoId>.<ext>` in chunks (a spooled upload
-    is moved, not copied, on the local filesystem); it is never read whole into memory.
+    The bytes must be MP4 or WebM within MEDIA_VIDEO_MAX_BYTES (415 / 413). Where it was
+    shot is overwritten in the upload itself, by padding of the same size
+    (media_app.video_locations); every other byte is stored as sent. The file is streamed
+    to `properties/<propertyId>/videos/<videoId>.<ext>` in chunks (a spooled upload is
+    moved, not copied, on the local filesystem); it is never read whole into memory.
     """
     _require_manager(property=property, by=by)
     video_format = video_format_of(file)
     _check_room(model=Video, count=Video.objects.filter(property=property).count())
+    video_strip_location(file, video_format=video_format)
     video_id = new_id()
     name = media_file_name(
         property_id=property.pk,

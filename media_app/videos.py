@@ -45,6 +45,9 @@ MP4_BRANDS = frozenset(
 )
 EBML_MAGIC = b"\x1a\x45\xdf\xa3"
 EBML_DOCTYPE_ID = 0x4282
+# The size read_vint gives an element whose size is "unknown" (all ones): it runs to the
+# next element that cannot be its child. Only a Segment or a Cluster may have one.
+EBML_UNKNOWN_SIZE = -1
 
 
 @dataclass(frozen=True)
@@ -115,8 +118,8 @@ def _is_webm(header: bytes) -> bool:
     """
     if not header.startswith(EBML_MAGIC):
         return False
-    size = _read_vint(header, len(EBML_MAGIC), keep_marker=False)
-    if size is None:
+    size = read_vint(header, len(EBML_MAGIC), keep_marker=False)
+    if size is None or size[0] == EBML_UNKNOWN_SIZE:
         return False
     body_size, body_start = size
     body_end = body_start + body_size
@@ -124,12 +127,12 @@ def _is_webm(header: bytes) -> bool:
         return False
     position = body_start
     while position < body_end:
-        element_id = _read_vint(header, position, keep_marker=True)
+        element_id = read_vint(header, position, keep_marker=True)
         if element_id is None:
             return False
         identifier, position = element_id
-        element_size = _read_vint(header, position, keep_marker=False)
-        if element_size is None:
+        element_size = read_vint(header, position, keep_marker=False)
+        if element_size is None or element_size[0] == EBML_UNKNOWN_SIZE:
             return False
         length, position = element_size
         if position + length > body_end:
@@ -140,12 +143,12 @@ def _is_webm(header: bytes) -> bool:
     return False
 
 
-def _read_vint(data: bytes, position: int, *, keep_marker: bool) -> tuple[int, int] | None:
+def read_vint(data: bytes, position: int, *, keep_marker: bool) -> tuple[int, int] | None:
     """An EBML variable-length integer at `position`: (value, position after it), or None.
 
     The count of leading zero bits of the first byte gives the length (1 to 8 bytes).
     Element ids keep their length marker bit; sizes drop it. An all-ones size means
-    "unknown", which a header element never has.
+    "unknown" and is given as EBML_UNKNOWN_SIZE.
     """
     if position >= len(data) or data[position] == 0:
         return None
@@ -158,5 +161,5 @@ def _read_vint(data: bytes, position: int, *, keep_marker: bool) -> tuple[int, i
         return raw, position + length
     value = raw & ((1 << (7 * length)) - 1)
     if value == (1 << (7 * length)) - 1:
-        return None
+        return EBML_UNKNOWN_SIZE, position + length
     return value, position + length
