@@ -7,7 +7,7 @@ from django import forms
 from django.db.models import QuerySet
 
 from appointments.models import Appointment, AppointmentStatus
-from config.filters import FilterSet
+from config.filters import FilterSet, IdFilter
 
 
 class AppointmentFilterForm(forms.Form):
@@ -35,13 +35,15 @@ class UTCDateTimeFilter(django_filters.IsoDateTimeFilter):
 class AppointmentFilter(FilterSet):
     """userId, ownerId, propertyId, status; `date` is a UTC day; `from` / `to` bound a range."""
 
-    userId = django_filters.CharFilter(field_name="user_id", max_length=25)
-    ownerId = django_filters.CharFilter(field_name="owner_id", max_length=25)
-    propertyId = django_filters.CharFilter(field_name="property_id", max_length=25)
+    userId = IdFilter(field_name="user_id", help_text="The customer's user id.")
+    ownerId = IdFilter(field_name="owner_id", help_text="The listing owner's Owner id.")
+    propertyId = IdFilter(field_name="property_id", help_text="The listing's id.")
     status = django_filters.ChoiceFilter(choices=AppointmentStatus.choices)
     # D8 writes the day as YYYY-MM-DD; the locale's other formats (05/06/2031) are ambiguous.
-    date = django_filters.DateFilter(method="filter_day", input_formats=["%Y-%m-%d"])
-    to = UTCDateTimeFilter(field_name="date", lookup_expr="lte")
+    date = django_filters.DateFilter(
+        method="filter_day", input_formats=["%Y-%m-%d"], help_text="A UTC day, YYYY-MM-DD."
+    )
+    to = UTCDateTimeFilter(field_name="date", lookup_expr="lte", help_text="Start at or before.")
 
     class Meta:
         model = Appointment
@@ -58,4 +60,6 @@ class AppointmentFilter(FilterSet):
 
 
 # `from` is a Python keyword, so it cannot be declared in the class body.
-AppointmentFilter.base_filters["from"] = UTCDateTimeFilter(field_name="date", lookup_expr="gte")
+AppointmentFilter.base_filters["from"] = UTCDateTimeFilter(
+    field_name="date", lookup_expr="gte", help_text="Start at or after."
+)

@@ -12,7 +12,7 @@ from django.db.models.functions import ASin, Cos, Lower, Power, Radians, Sin, Sq
 from django_filters.constants import EMPTY_VALUES
 from drf_spectacular.utils import extend_schema_field
 
-from config.filters import FilterSet
+from config.filters import FilterSet, IdFilter
 from listings.groups import GroupedSearch
 from listings.models import (
     SEARCH_CONFIG,
@@ -157,8 +157,8 @@ class PropertyFilter(FilterSet):
     minPrice = django_filters.NumberFilter(field_name="price", lookup_expr="gte", min_value=0)
     maxPrice = django_filters.NumberFilter(field_name="price", lookup_expr="lte", min_value=0)
     municipality = django_filters.CharFilter(method="filter_municipality", max_length=120)
-    ownerId = django_filters.CharFilter(field_name="owner_id", max_length=25)
-    categoryId = django_filters.CharFilter(field_name="category_id", max_length=25)
+    ownerId = IdFilter(field_name="owner_id")
+    categoryId = IdFilter(field_name="category_id")
     status = django_filters.ChoiceFilter(choices=PropertyStatus.choices)
     q = django_filters.CharFilter(method="filter_text", max_length=200)
     minArea = django_filters.NumberFilter(field_name="area", lookup_expr="gte", min_value=0)

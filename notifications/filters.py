@@ -5,7 +5,7 @@ from django import forms
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
-from config.filters import FilterSet
+from config.filters import FilterSet, IdFilter
 from notifications.models import Notification, NotificationStatus
 
 
@@ -28,7 +28,7 @@ class StrictBooleanFilter(django_filters.BooleanFilter):
 class NotificationFilter(FilterSet):
     """`propertyId`, `status` (SUCCESS, ERROR, WARNING, INFO) and `read` (true or false)."""
 
-    propertyId = django_filters.CharFilter(field_name="property_id", max_length=25)
+    propertyId = IdFilter(field_name="property_id")
     status = django_filters.ChoiceFilter(choices=NotificationStatus.choices)
     read = StrictBooleanFilter(field_name="read")
 

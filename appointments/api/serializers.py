@@ -10,6 +10,7 @@ from appointments.models import (
     Appointment,
     AppointmentStatus,
 )
+from config.api.fields import IdReferenceField
 from config.api.json_types import JSONTypedSerializer
 from listings.api.serializers import PropertyTypeField
 from listings.models import Property
@@ -76,9 +77,9 @@ class AppointmentCreateSerializer(JSONTypedSerializer):
         max_value=MAX_DURATION_MINUTES,
         default=DEFAULT_DURATION_MINUTES,
     )
-    property_id = serializers.PrimaryKeyRelatedField(queryset=Property.objects.none())
-    user_id = serializers.PrimaryKeyRelatedField(queryset=User.objects.all(), required=False)
-    owner_id = serializers.PrimaryKeyRelatedField(queryset=Owner.objects.all(), required=False)
+    property_id = IdReferenceField(queryset=Property.objects.none())
+    user_id = IdReferenceField(queryset=User.objects.all(), required=False)
+    owner_id = IdReferenceField(queryset=Owner.objects.all(), required=False)
     notes = serializers.CharField(
         max_length=2000, required=False, allow_null=True, allow_blank=True
     )

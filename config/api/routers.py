@@ -2,6 +2,8 @@
 
 from rest_framework.routers import SimpleRouter
 
+from config.ids import ID_REGEX
+
 
 class OptionalSlashRouter(SimpleRouter):
     """A SimpleRouter whose routes match `/users` and `/users/` alike, without a redirect."""
@@ -9,9 +11,9 @@ class OptionalSlashRouter(SimpleRouter):
     def __init__(self) -> None:
         super().__init__()
         self.trailing_slash = "/?"
-        # Ids are cuid2 strings (D2): a lowercase letter, then 24 lowercase letters and
-        # digits. Anything else in an id position cannot name a resource, so it falls through
-        # to the API's 404 route instead of reaching the database, and no id can be taken
-        # for a sibling route's name (PATCH /users/register is not a change of user
-        # "register"); the schema states the same pattern.
-        self._default_value_pattern = "[a-z][a-z0-9]{24}"
+        # Ids are cuid2 strings (D2, config.ids). Anything else in an id position cannot
+        # name a resource, so it falls through to the API's 404 route instead of reaching
+        # the database, and no id can be taken for a sibling route's name (PATCH
+        # /users/register is not a change of user "register"); the schema states the same
+        # pattern.
+        self._default_value_pattern = ID_REGEX

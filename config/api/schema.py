@@ -1,9 +1,15 @@
-"""OpenAPI generation: error responses, optional credentials, empty filters, non-empty lists."""
+"""OpenAPI generation: error responses, optional credentials, empty filters, non-empty lists,
+and the limits the server checks on query filters (lengths, ranges, the shape of ids)."""
 
+from decimal import Decimal
 from types import SimpleNamespace
 
+from django import forms
 from django.contrib.auth.models import AnonymousUser
+from django.core import validators
+from drf_spectacular.contrib.django_filters import DjangoFilterExtension
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from config.api.exceptions import PROBLEM_CONTENT_TYPE
@@ -36,6 +42,77 @@ ERROR_DESCRIPTIONS = {
     "415": "unsupported_media_type",
     "429": "throttled; see Retry-After",
 }
+
+
+def _number(value: Decimal | int | float) -> int | float:
+    """A limit as a JSON number (a Decimal is not one): an integer when it is whole."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    return value
+
+
+def form_field_limits(field: forms.Field) -> dict:
+    """The limits a form field (a query parameter's) checks, as schema keywords: lengths,
+    pattern, bounds, and the largest values a decimal's digits hold. Of two bounds on one
+    side (django-filter's NumberFilter adds a maximum of 1e50 to every number), the tighter
+    one holds."""
+    limits: dict = {}
+
+    def bound(key: str, value, tighter) -> None:
+        value = _number(value)
+        limits[key] = tighter(limits[key], value) if key in limits else value
+
+    for validator in field.validators:
+        if isinstance(validator, validators.MaxLengthValidator):
+            bound("maxLength", validator.limit_value, min)
+        elif isinstance(validator, validators.MinLengthValidator):
+            bound("minLength", validator.limit_value, max)
+        elif isinstance(validator, validators.RegexValidator):
+            pattern = validator.regex.pattern
+            limits["pattern"] = pattern.replace(r"\A", "^").replace(r"\Z", "$")
+        elif isinstance(validator, validators.MaxValueValidator):
+            bound("maximum", validator.limit_value, min)
+        elif isinstance(validator, validators.MinValueValidator):
+            bound("minimum", validator.limit_value, max)
+        elif isinstance(validator, validators.DecimalValidator) and validator.max_digits:
+            places = validator.decimal_places or 0
+            largest = Decimal(10) ** (validator.max_digits - places) - Decimal(1).scaleb(-places)
+            bound("maximum", largest, min)
+            bound("minimum", -largest, max)
+    return limits
+
+
+class FilterExtension(DjangoFilterExtension):
+    """drf-spectacular's django-filter parameters, with the limits their form fields check.
+
+    drf-spectacular gives a filter its type (and the choices of a choice filter) but not
+    the limits of its form field: a client would learn that `lat` is a number, not that it
+    is within -90..90, nor that `ownerId` is an id.
+    """
+
+    target_class = "config.filters.FilterBackend"
+    priority = 1
+
+    def resolve_filter_field(self, auto_schema, model, filterset_class, field_name, filter_field):
+        parameters = super().resolve_filter_field(
+            auto_schema, model, filterset_class, field_name, filter_field
+        )
+        # The form field the server checks the parameter with (the filterset's own form).
+        form_field = filterset_class().form.fields[field_name]
+        limits = form_field_limits(form_field)
+        for parameter in parameters:
+            schema = parameter["schema"]
+            if schema.get("type") in ("integer", "number"):
+                schema.update({key: limits[key] for key in ("minimum", "maximum") if key in limits})
+            elif schema.get("type") == "string" and "enum" not in schema:
+                schema.update(
+                    {
+                        key: limits[key]
+                        for key in ("minLength", "maxLength", "pattern")
+                        if key in limits
+                    }
+                )
+        return parameters
 
 
 class AutoSchema(SpectacularAutoSchema):
@@ -93,25 +170,33 @@ class AutoSchema(SpectacularAutoSchema):
         return schema
 
     def _get_parameters(self):
-        """The parameters, with `allowEmptyValue` on the optional filters of a list.
+        """The parameters, with `allowEmptyValue` on the optional ones an empty value is
+        the same as leaving out.
 
-        django-filter reads an empty value as no filter (`?to=` is the same as no `to`), so
-        the schema says an empty value is allowed; without it, a client or an API tester
-        would take `?to=` for an invalid timestamp that should be refused.
+        django-filter reads an empty value as no filter (`?to=` is the same as no `to`), and
+        a parameter declared with `allow_blank` (the default of OpenApiParameter) takes an
+        empty value as none (`?userId=` is the caller); so the schema says an empty value is
+        allowed. Without it, a client or an API tester would take `?to=` for an invalid
+        timestamp that should be refused. A parameter declared with `allow_blank=False`
+        refuses an empty value, and its schema says `minLength`.
         """
         parameters = super()._get_parameters()
         filterset = getattr(self.view, "filterset_class", None)
-        if filterset is None:
-            return parameters
-        filters = filterset.base_filters
+        filters = filterset.base_filters if filterset is not None else {}
+        blank_allowed = {
+            parameter.name: parameter.allow_blank
+            for parameter in self.get_override_parameters()
+            if isinstance(parameter, OpenApiParameter)
+        }
         for parameter in parameters:
             name = parameter["name"]
-            if (
-                parameter["in"] == "query"
-                and name in filters
-                and not parameter.get("required")
-                and not filters[name].extra.get("required")
-            ):
+            if parameter["in"] != "query" or parameter.get("required"):
+                continue
+            if name in blank_allowed:
+                empty_allowed = blank_allowed[name]
+            else:
+                empty_allowed = name in filters and not filters[name].extra.get("required")
+            if empty_allowed:
                 parameter["allowEmptyValue"] = True
         return parameters
 

@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from config.api.fields import IdField, IdReferenceField
 from favorites.models import Favorite
 from listings.api.serializers import (
     DecimalNumberField,
@@ -64,8 +65,8 @@ def favorite_items(rows: list[dict], *, request) -> list[dict]:
 class FavoriteCreateSerializer(serializers.Serializer):
     """Body of POST /favorites: a listing the caller can see; userId defaults to the caller."""
 
-    property_id = serializers.PrimaryKeyRelatedField(queryset=Property.objects.none())
-    user_id = serializers.CharField(max_length=25, required=False)
+    property_id = IdReferenceField(queryset=Property.objects.none())
+    user_id = IdField(required=False)
 
     def __init__(self, *args, properties=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -76,5 +77,5 @@ class FavoriteCreateSerializer(serializers.Serializer):
 class FavoriteRemoveQuerySerializer(serializers.Serializer):
     """Query of DELETE /favorites: propertyId (required) and userId (defaults to the caller)."""
 
-    property_id = serializers.CharField(max_length=25)
-    user_id = serializers.CharField(max_length=25, required=False)
+    property_id = IdField()
+    user_id = IdField(required=False)

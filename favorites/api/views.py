@@ -1,13 +1,14 @@
 """The favorites endpoints: list, save, remove by id and remove by listing."""
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import status, viewsets
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from accounts.models import User
 from config.api.errors import NotFound, PermissionRefused, ValidationFailed
+from config.api.fields import id_parameter, query_id
 from config.api.renderers import CamelCasedActionsMixin
 from config.api.schema import AutoSchema
 from favorites import selectors, services
@@ -20,9 +21,7 @@ from favorites.api.serializers import (
 from listings.models import Property
 from listings.selectors import property_visible_to
 
-USER_ID_PARAMETER = OpenApiParameter(
-    "userId", str, description="Whose favorites: yours by default; another user's for admins."
-)
+USER_ID_DESCRIPTION = "Whose favorites: yours by default; another user's for admins."
 
 
 def _named_user(request, user_id: str | None) -> User | None:
@@ -51,7 +50,8 @@ class FavoriteSchema(AutoSchema):
 @extend_schema_view(
     list=extend_schema(
         summary="A user's favorites, newest first (a JSON array)",
-        parameters=[USER_ID_PARAMETER],
+        # An empty userId is the caller, as a missing one.
+        parameters=[id_parameter("userId", description=USER_ID_DESCRIPTION)],
         responses={200: FavoriteSerializer(many=True)},
     ),
     create=extend_schema(
@@ -85,7 +85,7 @@ class FavoriteViewSet(CamelCasedActionsMixin, viewsets.GenericViewSet):
 
     def list(self, request):
         rows = selectors.favorite_list_rows(
-            viewer=request.user, user_id=request.query_params.get("userId")
+            viewer=request.user, user_id=query_id(request.query_params, "userId")
         )
         return Response(favorite_items(rows, request=request))
 
@@ -108,9 +108,12 @@ class FavoriteViewSet(CamelCasedActionsMixin, viewsets.GenericViewSet):
     @extend_schema(
         summary="Remove a user's favorite of a listing",
         operation_id="favorites_destroy_by_property",
+        # FavoriteRemoveQuerySerializer refuses an empty value of either.
         parameters=[
-            OpenApiParameter("propertyId", str, required=True, description="The listing."),
-            USER_ID_PARAMETER,
+            id_parameter(
+                "propertyId", required=True, allow_blank=False, description="The listing."
+            ),
+            id_parameter("userId", allow_blank=False, description=USER_ID_DESCRIPTION),
         ],
         request=None,
         responses={204: None},

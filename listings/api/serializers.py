@@ -10,6 +10,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.models import Owner
+from config.api.fields import IdReferenceField
 from config.api.json_types import JSONTypedSerializer
 from listings.models import (
     COUNT_FIELDS,
@@ -383,8 +384,8 @@ class PropertyWriteSerializer(JSONTypedSerializer):
     municipality = serializers.CharField(min_length=1, max_length=120)
     address = serializers.CharField(min_length=1, max_length=300)
     area = DecimalNumberField(max_digits=12, decimal_places=2, min_value=Decimal("0.01"))
-    category_id = serializers.PrimaryKeyRelatedField(queryset=PropertyCategory.objects.all())
-    owner_id = serializers.PrimaryKeyRelatedField(queryset=Owner.objects.all(), required=False)
+    category_id = IdReferenceField(queryset=PropertyCategory.objects.all())
+    owner_id = IdReferenceField(queryset=Owner.objects.all(), required=False)
 
 
 class PropertyPatchSerializer(PropertyWriteSerializer):
@@ -396,7 +397,7 @@ class PropertyPatchSerializer(PropertyWriteSerializer):
 class TypeRecordCreateSerializer(JSONTypedSerializer):
     """`propertyId` of a POST to /houses, /apartments, ...; the listing must be visible."""
 
-    property_id = serializers.PrimaryKeyRelatedField(queryset=Property.objects.none())
+    property_id = IdReferenceField(queryset=Property.objects.none())
 
     def __init__(self, *args, properties=None, **kwargs):
         super().__init__(*args, **kwargs)

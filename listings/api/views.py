@@ -8,7 +8,7 @@ from drf_spectacular.utils import (
     extend_schema_view,
     inline_serializer,
 )
-from rest_framework import serializers, status, viewsets
+from rest_framework import status, viewsets
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -295,7 +295,7 @@ def _type_record_viewset(kind: str) -> type[TypeRecordViewSet]:
     create_request = inline_serializer(
         name=f"{KIND_MODELS[kind].__name__}CreateRequest",
         fields={
-            "property_id": serializers.CharField(),
+            **TypeRecordCreateSerializer().get_fields(),
             **{
                 name: field
                 for name, field in serializer().get_fields().items()

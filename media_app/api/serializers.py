@@ -3,6 +3,7 @@
 from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
+from config.api.fields import IdField, IdReferenceField
 from config.api.json_types import JSONTypedSerializer
 from listings.models import Property
 from media_app.files import absolute_media_url, absolute_storage_url
@@ -77,7 +78,7 @@ class VideoSerializer(serializers.ModelSerializer):
 class ListingReferenceSerializer(serializers.Serializer):
     """`propertyId` of an upload or a list: a listing the caller may see (else 400 on it)."""
 
-    property_id = serializers.PrimaryKeyRelatedField(
+    property_id = IdReferenceField(
         queryset=Property.objects.none(),
         error_messages={
             "does_not_exist": LISTING_NOT_VISIBLE,
@@ -108,7 +109,7 @@ class ImageUploadSerializer(serializers.Serializer):
     """Multipart body of POST /images/upload: the photo, its listing and an optional title."""
 
     image = serializers.FileField(allow_empty_file=False, use_url=False)
-    property_id = serializers.CharField(help_text="The listing the photo belongs to.")
+    property_id = IdField(help_text="The listing the photo belongs to.")
     title = MediaTitleField()
 
 
@@ -116,7 +117,7 @@ class VideoUploadSerializer(serializers.Serializer):
     """Multipart body of POST /videos/upload: the video, its listing and an optional title."""
 
     video = serializers.FileField(allow_empty_file=False, use_url=False)
-    property_id = serializers.CharField(help_text="The listing the video belongs to.")
+    property_id = IdField(help_text="The listing the video belongs to.")
     title = MediaTitleField()
 
 

@@ -5,7 +5,6 @@ from django.shortcuts import get_object_or_404
 from djangorestframework_camel_case.settings import api_settings as camel_case_settings
 from djangorestframework_camel_case.util import underscoreize
 from drf_spectacular.utils import (
-    OpenApiParameter,
     OpenApiRequest,
     extend_schema,
     extend_schema_view,
@@ -16,6 +15,7 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
+from config.api.fields import id_parameter
 from config.api.parsers import PayloadTooLarge
 from config.api.permissions import IsOwnerUser
 from config.api.throttling import UploadThrottle
@@ -42,8 +42,8 @@ MULTIPART_ALLOWANCE = 64 * 1024
 IMAGE_CONTENT_TYPES = "image/jpeg, image/png, image/webp"
 VIDEO_CONTENT_TYPES = "video/mp4, video/webm"
 
-PROPERTY_ID_PARAMETER = OpenApiParameter(
-    "propertyId", str, required=True, description="The listing whose media to list."
+PROPERTY_ID_PARAMETER = id_parameter(
+    "propertyId", required=True, allow_blank=False, description="The listing whose media to list."
 )
 
 

@@ -4,6 +4,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.models import User
+from config.api.fields import IdField, IdReferenceField
 from listings.api.serializers import (
     DecimalNumberField,
     ImageSummarySerializer,
@@ -116,20 +117,20 @@ class _NotificationContentSerializer(serializers.Serializer):
     )
     title = serializers.CharField(min_length=1, max_length=200)
     message = serializers.CharField(min_length=1, max_length=5000)
-    property_id = serializers.PrimaryKeyRelatedField(queryset=Property.objects.all())
+    property_id = IdReferenceField(queryset=Property.objects.all())
 
 
 class NotificationCreateSerializer(_NotificationContentSerializer):
     """Body of POST /notifications: the content and the recipient `userId`."""
 
-    user_id = serializers.PrimaryKeyRelatedField(queryset=User.objects.all())
+    user_id = IdReferenceField(queryset=User.objects.all())
 
 
 class NotificationBulkCreateSerializer(_NotificationContentSerializer):
     """Body of POST /notifications/bulk: the content and `userIds` (1..1000, repeats collapse)."""
 
     user_ids = serializers.ListField(
-        child=serializers.CharField(max_length=25),
+        child=IdField(),
         allow_empty=False,
         max_length=BULK_MAX_USERS,
     )
@@ -175,7 +176,7 @@ class NotificationReadSerializer(serializers.Serializer):
 class MarkAllReadSerializer(serializers.Serializer):
     """Body of PATCH /notifications/mark-all-read: `userId`, the caller by default."""
 
-    user_id = serializers.CharField(max_length=25, required=False)
+    user_id = IdField(required=False)
 
 
 class MarkAllReadResultSerializer(serializers.Serializer):

@@ -1,7 +1,7 @@
 """The notifications endpoints: list, detail, send, send to many, mark read, delete."""
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import IsAuthenticated
@@ -9,6 +9,7 @@ from rest_framework.response import Response
 
 from accounts.models import User
 from config.api.errors import PermissionRefused, ValidationFailed
+from config.api.fields import id_parameter, query_id
 from config.api.pagination import DataPagination
 from config.api.permissions import IsAdmin, IsOwnerUser, is_admin
 from config.api.renderers import CamelCasedActionsMixin
@@ -35,10 +36,10 @@ from notifications.filters import NotificationFilter
 @extend_schema_view(
     list=extend_schema(
         summary="A user's notifications, newest first",
+        # An empty userId is the caller, as a missing one.
         parameters=[
-            OpenApiParameter(
+            id_parameter(
                 "userId",
-                str,
                 description="Whose notifications: yours by default; another user's for admins.",
             )
         ],
@@ -79,7 +80,7 @@ class NotificationViewSet(CamelCasedActionsMixin, viewsets.GenericViewSet):
     def get_queryset(self):
         if self.action == "list":
             return selectors.notification_list(
-                viewer=self.request.user, user_id=self.request.query_params.get("userId")
+                viewer=self.request.user, user_id=query_id(self.request.query_params, "userId")
             )
         return selectors.notification_visible_to(viewer=self.request.user)
 

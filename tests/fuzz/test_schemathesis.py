@@ -191,7 +191,7 @@ def _pick(candidates: list[str]) -> str | None:
 def aim_at_existing_row(case, role: str, *, path_is_valid: bool) -> None:
     """Point every other valid `{id}` at a row that exists when the case is sent.
 
-    Ids are valid by the schema (`^[a-z0-9]{1,64}$`); the rows are read at that moment, so
+    Ids are valid by the schema (`^[a-z][a-z0-9]{24}$`); the rows are read at that moment, so
     rows the run created earlier are aimed at too.
     """
     if "id" not in case.path_parameters or not path_is_valid:

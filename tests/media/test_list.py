@@ -125,7 +125,7 @@ def test_property_id_is_required(anonymous_client, url):
 
 @pytest.mark.parametrize("url", [IMAGES_URL, VIDEOS_URL])
 def test_an_unknown_property_id_is_400_naming_it(anonymous_client, url):
-    response = anonymous_client.get(url, {"propertyId": "nosuchlisting0000000000000"})
+    response = anonymous_client.get(url, {"propertyId": "nosuchlisting000000000000"})
 
     body = assert_validation_error(response, "propertyId")
     assert body["errors"][0]["message"] == "No listing you can see has this id."

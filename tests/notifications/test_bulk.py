@@ -174,7 +174,7 @@ def test_unknown_user_ids_are_400_and_nobody_is_notified(admin_client, customer,
 
 def test_many_unknown_user_ids_are_named_up_to_ten(admin_client, listing):
     # given twelve unknown ids
-    unknown = [f"unknown{number:02d}" for number in range(12)]
+    unknown = [f"unknown{number:018d}" for number in range(12)]
 
     # when
     response = admin_client.post(BULK_URL, bulk_body(listing, [], userIds=unknown), format="json")
