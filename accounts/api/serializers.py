@@ -10,6 +10,7 @@ from accounts.services import password_check
 from config.api.errors import ValidationFailed
 from config.api.json_types import JSONTypedSerializer
 from listings.api.serializers import PropertyTypeField
+from listings.models import Property
 
 
 class UserSerializer(serializers.ModelSerializer):
@@ -21,12 +22,15 @@ class UserSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class OwnerPropertySerializer(serializers.Serializer):
+class OwnerPropertySerializer(serializers.ModelSerializer):
     """One of an owner's listings: id, title, type."""
 
-    id = serializers.CharField()
-    title = serializers.CharField()
     type = PropertyTypeField()
+
+    class Meta:
+        model = Property
+        fields = ["id", "title", "type"]
+        read_only_fields = fields
 
 
 class OwnerSummarySerializer(serializers.ModelSerializer):

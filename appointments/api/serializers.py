@@ -16,22 +16,31 @@ from listings.api.serializers import PropertyTypeField
 from listings.models import Property
 
 
-class AppointmentPropertySerializer(serializers.Serializer):
+class AppointmentPropertySerializer(serializers.ModelSerializer):
     """The visited listing: id, title, type."""
 
-    id = serializers.CharField()
-    title = serializers.CharField()
     type = PropertyTypeField()
 
+    class Meta:
+        model = Property
+        fields = ["id", "title", "type"]
+        read_only_fields = fields
 
-class AppointmentUserSerializer(serializers.Serializer):
-    id = serializers.CharField()
-    name = serializers.CharField(allow_null=True)
+
+class AppointmentUserSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = User
+        fields = ["id", "name"]
+        read_only_fields = fields
 
 
-class AppointmentOwnerSerializer(serializers.Serializer):
-    id = serializers.CharField()
-    user_id = serializers.CharField()
+class AppointmentOwnerSerializer(serializers.ModelSerializer):
+    user_id = serializers.CharField(read_only=True)
+
+    class Meta:
+        model = Owner
+        fields = ["id", "user_id"]
+        read_only_fields = fields
 
 
 class AppointmentListItemSerializer(serializers.ModelSerializer):

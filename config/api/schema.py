@@ -1,5 +1,6 @@
 """OpenAPI generation: error responses, optional credentials, empty filters, non-empty lists,
-and the limits the server checks on query filters (lengths, ranges, the shape of ids)."""
+and the limits the server checks (lengths, ranges, the shape of ids) on every field and query
+parameter, so that a client generated from the schema checks them before it sends."""
 
 from decimal import Decimal
 from types import SimpleNamespace
@@ -7,12 +8,16 @@ from types import SimpleNamespace
 from django import forms
 from django.contrib.auth.models import AnonymousUser
 from django.core import validators
+from django.core.exceptions import FieldDoesNotExist
+from django.db import models
 from drf_spectacular.contrib.django_filters import DjangoFilterExtension
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
 from config.api.exceptions import PROBLEM_CONTENT_TYPE
+from config.api.fields import ID_SCHEMA
+from config.models import IdField
 
 
 class FieldErrorSerializer(serializers.Serializer):
@@ -42,6 +47,31 @@ ERROR_DESCRIPTIONS = {
     "415": "unsupported_media_type",
     "429": "throttled; see Retry-After",
 }
+
+
+def model_column(field: serializers.Field) -> models.Field | None:
+    """The model column a ModelSerializer's field shows (`id`, `title`, `owner_id`, ...),
+    or None for any other field (computed, nested, of a plain serializer)."""
+    parent = getattr(field, "parent", None)
+    if not isinstance(parent, serializers.ModelSerializer) or "." in field.source:
+        return None
+    try:
+        # get_field also knows a foreign key by its column's name (owner_id).
+        return parent.Meta.model._meta.get_field(field.source)
+    except FieldDoesNotExist:
+        return None
+
+
+def column_limits(column: models.Field) -> dict:
+    """What the schema of a string read from `column` says of it: an id's shape, or the
+    column's max_length (an enum needs none: its values are listed)."""
+    if isinstance(column, models.ForeignKey):
+        column = column.target_field
+    if isinstance(column, IdField):
+        return {key: value for key, value in ID_SCHEMA.items() if key != "type"}
+    if isinstance(column, models.CharField | models.TextField) and not column.choices:
+        return {"maxLength": column.max_length} if column.max_length else {}
+    return {}
 
 
 def _number(value: Decimal | int | float) -> int | float:
@@ -155,10 +185,13 @@ class AutoSchema(SpectacularAutoSchema):
         )
 
     def _map_serializer_field(self, field, direction, bypass_extensions=False):
-        """A field's schema; a list that may not be empty says so (`minItems: 1`).
+        """A field's schema; a list that may not be empty says so (`minItems: 1`), and a
+        string a ModelSerializer shows from a column says what the column holds.
 
         drf-spectacular maps min_length but not allow_empty=False, so without this a client
-        would read `[]` as valid and get a 400 for it.
+        would read `[]` as valid and get a 400 for it. And DRF leaves out a column's
+        max_length from a read-only field (all the fields of an answer), so the schema of
+        an answer would not say how long its strings may be, nor that its ids are ids.
         """
         schema = super()._map_serializer_field(field, direction, bypass_extensions)
         if (
@@ -167,6 +200,10 @@ class AutoSchema(SpectacularAutoSchema):
             and schema.get("type") == "array"
         ):
             schema["minItems"] = max(schema.get("minItems", 0), 1)
+        column = model_column(field)
+        if column is not None and schema.get("type") == "string":
+            for key, value in column_limits(column).items():
+                schema.setdefault(key, value)
         return schema
 
     def _get_parameters(self):

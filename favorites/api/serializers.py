@@ -11,19 +11,20 @@ from listings.api.serializers import (
     image_summaries,
     request_origin,
 )
-from listings.models import Property, PropertyStatus, TransactionType
+from listings.models import Property
 
 
-class FavoritePropertySerializer(serializers.Serializer):
+class FavoritePropertySerializer(serializers.ModelSerializer):
     """The saved listing: id, title, type, price, transactionType, status, photos [{id, url}]."""
 
-    id = serializers.CharField()
-    title = serializers.CharField()
     type = PropertyTypeField()
-    price = DecimalNumberField(max_digits=14, decimal_places=2)
-    transaction_type = serializers.ChoiceField(choices=TransactionType.choices)
-    status = serializers.ChoiceField(choices=PropertyStatus.choices)
-    images = ImageSummarySerializer(many=True)
+    price = DecimalNumberField(max_digits=14, decimal_places=2, read_only=True)
+    images = ImageSummarySerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Property
+        fields = ["id", "title", "type", "price", "transaction_type", "status", "images"]
+        read_only_fields = fields
 
 
 class FavoriteSerializer(serializers.ModelSerializer):

@@ -9,7 +9,7 @@ from djangorestframework_camel_case.util import camelize
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from accounts.models import Owner
+from accounts.models import Owner, User
 from config.api.fields import IdReferenceField
 from config.api.json_types import JSONTypedSerializer
 from listings.models import (
@@ -24,6 +24,7 @@ from listings.models import (
 )
 from listings.selectors import LIST_COLUMNS
 from media_app.files import absolute_media_url
+from media_app.models import Image, Video
 
 
 class CategorySerializer(JSONTypedSerializer, serializers.ModelSerializer):
@@ -130,11 +131,15 @@ class PropertyTypeField(serializers.ChoiceField):
         super().__init__(choices=PropertyType.choices, allow_null=True, read_only=True, **kwargs)
 
 
-class ImageSummarySerializer(serializers.Serializer):
+class ImageSummarySerializer(serializers.ModelSerializer):
     """A photo in a list item: id and absolute url."""
 
-    id = serializers.CharField()
     url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Image
+        fields = ["id", "url"]
+        read_only_fields = fields
 
     def get_url(self, image) -> str:
         return absolute_media_url(self.context.get("request"), image.file)
@@ -143,13 +148,20 @@ class ImageSummarySerializer(serializers.Serializer):
 class ImageDetailSerializer(ImageSummarySerializer):
     """A photo in the detail: id, url, title and description (which repeats the title, D9)."""
 
-    title = serializers.CharField(allow_null=True)
-    description = serializers.CharField(source="title", allow_null=True)
+    description = serializers.CharField(source="title", allow_null=True, read_only=True)
+
+    class Meta(ImageSummarySerializer.Meta):
+        fields = ["id", "url", "title", "description"]
+        read_only_fields = fields
 
 
 class VideoSummarySerializer(ImageSummarySerializer):
-    title = serializers.CharField(allow_null=True)
-    created_at = serializers.DateTimeField()
+    """A video in the detail: id, url, title and when it was added."""
+
+    class Meta(ImageSummarySerializer.Meta):
+        model = Video
+        fields = ["id", "url", "title", "created_at"]
+        read_only_fields = fields
 
 
 class PropertySerializer(serializers.ModelSerializer):
@@ -334,22 +346,27 @@ def property_detail_item(row: dict, *, request) -> dict:
     return item
 
 
-class CategorySummarySerializer(serializers.Serializer):
-    id = serializers.CharField()
-    name = serializers.CharField()
-    description = serializers.CharField()
+class CategorySummarySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = PropertyCategory
+        fields = ["id", "name", "description"]
+        read_only_fields = fields
 
 
-class OwnerUserSerializer(serializers.Serializer):
-    id = serializers.CharField()
-    name = serializers.CharField(allow_null=True)
-    email = serializers.EmailField()
-    phone = serializers.CharField(allow_null=True)
+class OwnerUserSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = User
+        fields = ["id", "name", "email", "phone"]
+        read_only_fields = fields
 
 
-class PropertyOwnerSerializer(serializers.Serializer):
-    id = serializers.CharField()
-    user = OwnerUserSerializer()
+class PropertyOwnerSerializer(serializers.ModelSerializer):
+    user = OwnerUserSerializer(read_only=True)
+
+    class Meta:
+        model = Owner
+        fields = ["id", "user"]
+        read_only_fields = fields
 
 
 class PropertyDetailSerializer(PropertySerializer, _WithRecords):

@@ -12,7 +12,7 @@ from listings.api.serializers import (
     image_summaries,
     request_origin,
 )
-from listings.models import Property, TransactionType
+from listings.models import Property
 from notifications.models import (
     ALL_EVENTS,
     EventType,
@@ -30,32 +30,38 @@ BULK_MAX_USERS = 1000
 UNKNOWN_IDS_SHOWN = 10
 
 
-class NotificationPropertySerializer(serializers.Serializer):
+class NotificationPropertySerializer(serializers.ModelSerializer):
     """The listing in a list item: id, title, type, photos [{id, url}]."""
 
-    id = serializers.CharField()
-    title = serializers.CharField()
     type = PropertyTypeField()
-    images = ImageSummarySerializer(many=True)
+    images = ImageSummarySerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Property
+        fields = ["id", "title", "type", "images"]
+        read_only_fields = fields
 
 
-class NotificationPropertyDetailSerializer(serializers.Serializer):
+class NotificationPropertyDetailSerializer(serializers.ModelSerializer):
     """The listing in the detail: id, title, type, price, transactionType, photos [{id, url}]."""
 
-    id = serializers.CharField()
-    title = serializers.CharField()
     type = PropertyTypeField()
-    price = DecimalNumberField(max_digits=14, decimal_places=2)
-    transaction_type = serializers.ChoiceField(choices=TransactionType.choices)
-    images = ImageSummarySerializer(many=True)
+    price = DecimalNumberField(max_digits=14, decimal_places=2, read_only=True)
+    images = ImageSummarySerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Property
+        fields = ["id", "title", "type", "price", "transaction_type", "images"]
+        read_only_fields = fields
 
 
-class NotificationUserSerializer(serializers.Serializer):
+class NotificationUserSerializer(serializers.ModelSerializer):
     """The recipient in the detail: id, name, email."""
 
-    id = serializers.CharField()
-    name = serializers.CharField(allow_null=True)
-    email = serializers.EmailField()
+    class Meta:
+        model = User
+        fields = ["id", "name", "email"]
+        read_only_fields = fields
 
 
 class NotificationSerializer(serializers.ModelSerializer):

@@ -1,0 +1,351 @@
+"""The schema states every limit the server checks, so that a generated client checks it too.
+
+Each serializer the schema is generated from (request and response components) and each
+parameter of a filter set is compared with what the schema says of it: string lengths
+(the field's own, or for a field that shows a model column, the column's), the shape of
+ids (config.ids), bounds of numbers, sizes of lists. A limit the server checks that the
+schema leaves out fails the test.
+"""
+
+import json
+from decimal import Decimal
+
+import pytest
+from django import forms
+from django.core import validators
+from django.core.exceptions import FieldDoesNotExist
+from djangorestframework_camel_case.util import camelize
+from drf_spectacular.generators import EndpointEnumerator, SchemaGenerator
+from drf_spectacular.renderers import OpenApiJsonRenderer
+from rest_framework import serializers
+from rest_framework.relations import RelatedField
+
+from config.api.fields import ID_SCHEMA
+from config.api.schema import AutoSchema
+from config.ids import ID_LENGTH, ID_PATTERN
+
+ID_LIMITS = {"pattern": ID_PATTERN, "minLength": ID_LENGTH, "maxLength": ID_LENGTH}
+# Keywords that limit a value; `type`, `format`, `enum` and the rest describe it.
+LIMIT_KEYWORDS = ("pattern", "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems")
+# Components the walk must meet, so that it cannot pass by meeting none.
+SOME_COMPONENTS = {
+    "PropertyWriteRequest",
+    "PatchedPropertyPatchRequest",
+    "PropertyDetail",
+    "AppointmentCreateRequest",
+    "NotificationBulkCreateRequest",
+    "HouseCreateRequestRequest",
+    "ImageUploadRequest",
+    "User",
+    "WebhookDelivery",
+}
+
+
+@pytest.fixture(scope="module")
+def generated() -> tuple[dict, dict]:
+    """The schema as the API serves it, and the serializer (and direction) each of its
+    components was made from, noted as drf-spectacular resolves them."""
+    components: dict[str, tuple[serializers.Serializer, str]] = {}
+    resolve = AutoSchema.resolve_serializer
+
+    def noting(self, serializer, direction, bypass_extensions=False):
+        component = resolve(self, serializer, direction, bypass_extensions)
+        if component.name is not None:
+            components.setdefault(component.name, (component.object, direction))
+        return component
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(AutoSchema, "resolve_serializer", noting)
+        document = SchemaGenerator().get_schema(request=None, public=True)
+    # As a client reads it: JSON (drf-spectacular keeps Decimal bounds until it renders).
+    return json.loads(OpenApiJsonRenderer().render(document)), components
+
+
+def _camel(name: str) -> str:
+    return next(iter(camelize({name: None})))
+
+
+def _number(value) -> int | float:
+    return float(value) if isinstance(value, Decimal | float) else value
+
+
+def _column(field: serializers.Field):
+    """The model column a ModelSerializer's field shows, if any."""
+    parent = field.parent
+    if not isinstance(parent, serializers.ModelSerializer) or "." in field.source:
+        return None
+    try:
+        return parent.Meta.model._meta.get_field(field.source)
+    except FieldDoesNotExist:
+        return None
+
+
+def _names_an_id(name: str) -> bool:
+    return name == "id" or name.endswith("_id")
+
+
+def expected_limits(name: str, field: serializers.Field, direction: str) -> dict:
+    """The limits the schema must state for a serializer field, worked out from the field
+    (and the model column it shows) alone."""
+    if isinstance(field, RelatedField) or _names_an_id(name):
+        return dict(ID_LIMITS)
+    if isinstance(field, serializers.ChoiceField):
+        return {}
+    limits = {}
+    if isinstance(field, serializers.CharField):
+        column = _column(field)
+        max_length = field.max_length or getattr(column, "max_length", None)
+        if max_length:
+            limits["maxLength"] = max_length
+        if field.min_length:
+            limits["minLength"] = field.min_length
+        elif direction == "request" and not field.allow_blank:
+            limits["minLength"] = 1
+    if isinstance(
+        field, serializers.IntegerField | serializers.FloatField | serializers.DecimalField
+    ):
+        if field.max_value is not None:
+            limits["maximum"] = _number(field.max_value)
+        if field.min_value is not None:
+            limits["minimum"] = _number(field.min_value)
+    if isinstance(field, serializers.ListField):
+        if field.max_length is not None:
+            limits["maxItems"] = field.max_length
+        if field.min_length is not None:
+            limits["minItems"] = field.min_length
+        elif not field.allow_empty:
+            limits["minItems"] = 1
+    return limits
+
+
+def _stated(schema: dict) -> dict:
+    """The limits a property's schema states (inside oneOf for a string that may be blank)."""
+    if "oneOf" in schema:
+        schema = schema["oneOf"][0]
+    return {key: schema[key] for key in LIMIT_KEYWORDS if key in schema}
+
+
+def _mismatches(where: str, name: str, field, schema: dict, direction: str) -> list[str]:
+    expected = expected_limits(name, field, direction)
+    stated = _stated(schema)
+    found = [
+        f"{where}: {key} {stated.get(key, 'missing')}, the server checks {value}"
+        for key, value in expected.items()
+        if stated.get(key) != value
+    ]
+    if isinstance(field, serializers.ListField) and not isinstance(
+        field.child, serializers.Serializer
+    ):
+        found += _mismatches(
+            f"{where}[]", name.removesuffix("s"), field.child, schema["items"], direction
+        )
+    return found
+
+
+def test_every_serializer_field_states_its_limits(generated):
+    # given every component of the schema and the serializer it was made from
+    document, components = generated
+    schemas = document["components"]["schemas"]
+    # (the envelopes of paginated lists are the paginators' own, around a serializer's items)
+    made_from_serializers = {
+        name
+        for name, schema in schemas.items()
+        if schema.get("type") == "object" and not name.startswith("Paginated")
+    }
+    assert made_from_serializers <= set(components)
+    assert set(components) >= SOME_COMPONENTS
+
+    # when each field is compared with its property
+    mismatches = []
+    compared = 0
+    for component, (serializer, direction) in components.items():
+        properties = schemas[component]["properties"]
+        for name, field in serializer.fields.items():
+            if (direction == "request" and field.read_only) or (
+                direction == "response" and field.write_only
+            ):
+                continue
+            compared += 1
+            mismatches += _mismatches(
+                f"{component}.{_camel(name)}", name, field, properties[_camel(name)], direction
+            )
+
+    # then the schema states every limit
+    assert compared > 300
+    assert mismatches == []
+
+
+def _list_filters() -> list[tuple[str, type]]:
+    """(path, filter set) of every list operation that reads a django-filter filter set."""
+    return sorted(
+        {
+            (path, callback.cls.filterset_class)
+            for path, _regex, method, callback in EndpointEnumerator().get_api_endpoints()
+            if method == "GET"
+            and getattr(callback, "actions", {}).get("get") == "list"
+            and getattr(callback.cls, "filterset_class", None) is not None
+        },
+        key=lambda pair: pair[0],
+    )
+
+
+def form_field_limits(field: forms.Field) -> dict:
+    """What a query parameter's form field checks, the tightest bound of each kind."""
+    limits: dict = {}
+
+    def tighten(key: str, value, tighter) -> None:
+        value = _number(value)
+        limits[key] = tighter(limits[key], value) if key in limits else value
+
+    for validator in field.validators:
+        if isinstance(validator, validators.MaxLengthValidator):
+            tighten("maxLength", validator.limit_value, min)
+        elif isinstance(validator, validators.MinLengthValidator):
+            tighten("minLength", validator.limit_value, max)
+        elif isinstance(validator, validators.MaxValueValidator):
+            tighten("maximum", validator.limit_value, min)
+        elif isinstance(validator, validators.MinValueValidator):
+            tighten("minimum", validator.limit_value, max)
+        elif isinstance(validator, validators.DecimalValidator) and validator.max_digits:
+            whole_digits = validator.max_digits - (validator.decimal_places or 0)
+            largest = 10**whole_digits - Decimal(1).scaleb(-(validator.decimal_places or 0))
+            tighten("maximum", largest, min)
+            tighten("minimum", -largest, max)
+        elif isinstance(validator, validators.RegexValidator):
+            limits["pattern"] = "pattern"
+    return limits
+
+
+def test_every_filter_parameter_states_its_limits(generated):
+    # given the list operations with filter sets, and their parameters in the schema
+    document, _components = generated
+    list_filters = _list_filters()
+    assert {path for path, _filterset in list_filters} == {
+        "/api/v1/appointments/",
+        "/api/v1/notifications/",
+        "/api/v1/properties/",
+        "/api/v1/users/",
+    }
+
+    # when each filter's form field is compared with its parameter
+    mismatches = []
+    for path, filterset in list_filters:
+        parameters = {
+            parameter["name"]: parameter["schema"]
+            for parameter in document["paths"][path]["get"]["parameters"]
+        }
+        for name, field in filterset().form.fields.items():
+            expected = form_field_limits(field)
+            if expected.pop("pattern", None) or name.endswith("Id"):
+                expected.update(ID_LIMITS)
+            stated = _stated(parameters[name])
+            mismatches += [
+                f"GET {path} {name}: {key} {stated.get(key, 'missing')}, the server checks {value}"
+                for key, value in expected.items()
+                if stated.get(key) != value
+            ]
+
+    # then the schema states every limit
+    assert mismatches == []
+
+
+def test_every_path_id_is_an_id(generated):
+    # given every path parameter of the schema
+    document, _components = generated
+    schemas = [
+        parameter["schema"]
+        for operations in document["paths"].values()
+        for operation in operations.values()
+        for parameter in operation.get("parameters", [])
+        if parameter["in"] == "path"
+    ]
+
+    # then each is an id, as the routes match it
+    assert len(schemas) > 40
+    assert all(schema == {"type": "string", "pattern": ID_PATTERN} for schema in schemas)
+
+
+@pytest.mark.parametrize(
+    ("component", "fields"),
+    [
+        ("PropertyWriteRequest", ["categoryId", "ownerId"]),
+        ("PatchedPropertyPatchRequest", ["categoryId", "ownerId"]),
+        ("AppointmentCreateRequest", ["propertyId", "userId", "ownerId"]),
+        ("FavoriteCreateRequest", ["propertyId", "userId"]),
+        ("NotificationCreateRequest", ["propertyId", "userId"]),
+        ("PatchedMarkAllReadRequest", ["userId"]),
+        ("ImageUploadRequest", ["propertyId"]),
+        ("HouseCreateRequestRequest", ["propertyId"]),
+        ("PropertyDetail", ["id", "ownerId", "categoryId"]),
+        ("Appointment", ["id", "propertyId", "userId", "ownerId"]),
+    ],
+)
+def test_references_in_bodies_are_ids(generated, component, fields):
+    # given a component's properties
+    document, _components = generated
+    properties = document["components"]["schemas"][component]["properties"]
+
+    # then each reference says it is an id, and nothing looser
+    for name in fields:
+        assert _stated(properties[name]) == ID_LIMITS, name
+        assert properties[name]["type"] == "string"
+
+
+def test_the_items_of_user_ids_are_ids(generated):
+    document, _components = generated
+    user_ids = document["components"]["schemas"]["NotificationBulkCreateRequest"]["properties"][
+        "userIds"
+    ]
+
+    assert user_ids["items"] == ID_SCHEMA
+
+
+def _query_parameter(document: dict, method: str, path: str, name: str) -> dict:
+    return next(
+        parameter
+        for parameter in document["paths"][path][method]["parameters"]
+        if parameter["name"] == name and parameter["in"] == "query"
+    )
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "name"),
+    [
+        ("get", "/api/v1/images/", "propertyId"),
+        ("get", "/api/v1/videos/", "propertyId"),
+        ("delete", "/api/v1/favorites/", "propertyId"),
+        ("delete", "/api/v1/favorites/", "userId"),
+    ],
+)
+def test_query_ids_that_may_not_be_empty_say_so(generated, method, path, name):
+    # given a query parameter the server refuses when it is sent empty
+    document, _components = generated
+    parameter = _query_parameter(document, method, path, name)
+
+    # then its schema says it is an id, at least one character long, and not that it may be
+    # sent empty
+    assert parameter["schema"] == ID_SCHEMA
+    assert parameter["schema"]["minLength"] >= 1
+    assert "allowEmptyValue" not in parameter
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        ("/api/v1/favorites/", "userId"),
+        ("/api/v1/notifications/", "userId"),
+        ("/api/v1/notifications/", "propertyId"),
+        ("/api/v1/properties/", "ownerId"),
+        ("/api/v1/properties/", "categoryId"),
+        ("/api/v1/appointments/", "userId"),
+    ],
+)
+def test_query_ids_an_empty_value_leaves_out_say_so(generated, path, name):
+    # given an optional query parameter whose empty value is no value (no filter, the caller)
+    document, _components = generated
+    parameter = _query_parameter(document, "get", path, name)
+
+    # then its schema says it is an id, and that it may be sent empty
+    assert parameter["schema"] == ID_SCHEMA
+    assert parameter["allowEmptyValue"] is True
+    assert not parameter.get("required")
