@@ -115,3 +115,8 @@ class UserUpdateSerializer(JSONTypedSerializer):
     )
     email = serializers.EmailField(max_length=254, required=False)
     user_type = serializers.ChoiceField(choices=UserType.choices, required=False)
+
+    def validate_image(self, image: str | None) -> str | None:
+        """An empty image clears it, as null does: answers then show null, never "" (which
+        is no URL, as the schema of an answer's `image` says)."""
+        return image or None

@@ -399,6 +399,23 @@ def test_a_user_clears_their_phone_with_null_and_keeps_the_rest(customer, custom
     assert response.json() == detail_body(customer, owner=None)
 
 
+@pytest.mark.parametrize("cleared", ["", None])
+def test_an_empty_image_clears_it_to_null(customer, customer_api, cleared):
+    # given a user with an image
+    customer.image = "https://cdn.example.com/a.png"
+    customer.save(update_fields=["image"])
+
+    # when they send it empty, or null
+    response = customer_api.patch(f"{USERS}/{customer.pk}", {"image": cleared}, format="json")
+
+    # then it is no image: null, never "", which is no URL
+    assert response.status_code == 200
+    customer.refresh_from_db()
+    assert customer.image is None
+    assert response.json()["image"] is None
+    assert response.json() == detail_body(customer, owner=None)
+
+
 def test_an_invalid_image_url_is_400_naming_image(customer, customer_api):
     # given
     before = snapshot()
