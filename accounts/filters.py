@@ -10,7 +10,9 @@ class UserFilter(FilterSet):
     """`userType` (CUSTOMER, OWNER, ADMIN) and `email` (exact, any case)."""
 
     userType = django_filters.ChoiceFilter(field_name="user_type", choices=UserType.choices)
-    email = django_filters.CharFilter(field_name="email", lookup_expr="iexact")
+    email = django_filters.CharFilter(
+        field_name="email", lookup_expr="iexact", help_text="Exact email, any case."
+    )
 
     class Meta:
         model = User

@@ -2,7 +2,7 @@
 
 from django.contrib.auth import logout
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import IsAuthenticated
@@ -40,10 +40,6 @@ def _auth_result(user: User, *, response_status: int) -> Response:
 @extend_schema_view(
     list=extend_schema(
         summary="List users (administrators)",
-        parameters=[
-            OpenApiParameter("userType", enum=["CUSTOMER", "OWNER", "ADMIN"]),
-            OpenApiParameter("email", str, description="Exact email, any case."),
-        ],
     ),
     retrieve=extend_schema(summary="A user: yourself, or anyone for an administrator"),
     partial_update=extend_schema(

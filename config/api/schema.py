@@ -49,6 +49,32 @@ ERROR_DESCRIPTIONS = {
 }
 
 
+# What a string may hold, as Django's and DRF's CharFields check it: anything but the NUL
+# character (ProhibitNullCharactersValidator; PostgreSQL cannot store it), whose refusal a
+# client would otherwise learn from a 400. One character or more: whether a string may be
+# empty is the field's to say (minLength, or drf-spectacular's `oneOf` with an empty string
+# for a field that allows blank, which needs this pattern to leave "" to the other branch).
+NO_NULL_CHARACTERS = "^[^\\u0000]+$"
+# The characters Python's str.strip() removes (those of str.isspace()), which DRF trims
+# from a string before it checks it.
+WHITESPACE = (
+    "\\u0009-\\u000d\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a"
+    "\\u2028\\u2029\\u202f\\u205f\\u3000"
+)
+# A string DRF trims and may not be blank (a title): no NUL, and something besides
+# whitespace, or it is blank once trimmed ("This field may not be blank.").
+NOT_BLANK_NO_NULL_CHARACTERS = f"^[^\\u0000]*[^\\u0000{WHITESPACE}][^\\u0000]*$"
+
+
+def refuses_null_characters(field: serializers.Field) -> bool:
+    """Whether a serializer field refuses the NUL character, and has no pattern of its own
+    (an id's pattern already leaves it out)."""
+    checks = field.validators
+    return any(
+        isinstance(validator, validators.ProhibitNullCharactersValidator) for validator in checks
+    ) and not any(isinstance(validator, validators.RegexValidator) for validator in checks)
+
+
 def model_column(field: serializers.Field) -> models.Field | None:
     """The model column a ModelSerializer's field shows (`id`, `title`, `owner_id`, ...),
     or None for any other field (computed, nested, of a plain serializer)."""
@@ -83,9 +109,9 @@ def _number(value: Decimal | int | float) -> int | float:
 
 def form_field_limits(field: forms.Field) -> dict:
     """The limits a form field (a query parameter's) checks, as schema keywords: lengths,
-    pattern, bounds, and the largest values a decimal's digits hold. Of two bounds on one
-    side (django-filter's NumberFilter adds a maximum of 1e50 to every number), the tighter
-    one holds."""
+    pattern (or no NUL character), bounds, and the largest values a decimal's digits hold.
+    Of two bounds on one side (django-filter's NumberFilter adds a maximum of 1e50 to every
+    number), the tighter one holds."""
     limits: dict = {}
 
     def bound(key: str, value, tighter) -> None:
@@ -100,6 +126,9 @@ def form_field_limits(field: forms.Field) -> dict:
         elif isinstance(validator, validators.RegexValidator):
             pattern = validator.regex.pattern
             limits["pattern"] = pattern.replace(r"\A", "^").replace(r"\Z", "$")
+        elif isinstance(validator, validators.ProhibitNullCharactersValidator):
+            # A pattern of the field's own (an id's) leaves NUL out already.
+            limits.setdefault("pattern", NO_NULL_CHARACTERS)
         elif isinstance(validator, validators.MaxValueValidator):
             bound("maximum", validator.limit_value, min)
         elif isinstance(validator, validators.MinValueValidator):
@@ -136,12 +165,11 @@ class FilterExtension(DjangoFilterExtension):
                 schema.update({key: limits[key] for key in ("minimum", "maximum") if key in limits})
             elif schema.get("type") == "string" and "enum" not in schema:
                 schema.update(
-                    {
-                        key: limits[key]
-                        for key in ("minLength", "maxLength", "pattern")
-                        if key in limits
-                    }
+                    {key: limits[key] for key in ("minLength", "maxLength") if key in limits}
                 )
+                # A pattern the filter declares itself (bbox) says more than one of NUL.
+                if "pattern" in limits:
+                    schema.setdefault("pattern", limits["pattern"])
         return parameters
 
 
@@ -191,7 +219,10 @@ class AutoSchema(SpectacularAutoSchema):
         drf-spectacular maps min_length but not allow_empty=False, so without this a client
         would read `[]` as valid and get a 400 for it. And DRF leaves out a column's
         max_length from a read-only field (all the fields of an answer), so the schema of
-        an answer would not say how long its strings may be, nor that its ids are ids.
+        an answer would not say how long its strings may be, nor that its ids are ids. A
+        string of a request says it may not hold NUL, nor, when it is trimmed and may not
+        be blank, only whitespace (NOT_BLANK_NO_NULL_CHARACTERS); an email's or a URL's
+        `format` already leaves NUL and whitespace out.
         """
         schema = super()._map_serializer_field(field, direction, bypass_extensions)
         if (
@@ -204,6 +235,16 @@ class AutoSchema(SpectacularAutoSchema):
         if column is not None and schema.get("type") == "string":
             for key, value in column_limits(column).items():
                 schema.setdefault(key, value)
+        if (
+            direction == "request"
+            and schema.get("type") == "string"
+            and not {"pattern", "enum", "format"} & set(schema)
+            and refuses_null_characters(field)
+        ):
+            blank_refused = field.trim_whitespace and not field.allow_blank
+            schema["pattern"] = (
+                NOT_BLANK_NO_NULL_CHARACTERS if blank_refused else NO_NULL_CHARACTERS
+            )
         return schema
 
     def _get_parameters(self):

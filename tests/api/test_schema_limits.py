@@ -8,6 +8,8 @@ schema leaves out fails the test.
 """
 
 import json
+import re
+import sys
 from decimal import Decimal
 
 import pytest
@@ -21,7 +23,12 @@ from rest_framework import serializers
 from rest_framework.relations import RelatedField
 
 from config.api.fields import ID_SCHEMA
-from config.api.schema import AutoSchema
+from config.api.schema import (
+    NO_NULL_CHARACTERS,
+    NOT_BLANK_NO_NULL_CHARACTERS,
+    WHITESPACE,
+    AutoSchema,
+)
 from config.ids import ID_LENGTH, ID_PATTERN
 
 ID_LIMITS = {"pattern": ID_PATTERN, "minLength": ID_LENGTH, "maxLength": ID_LENGTH}
@@ -101,6 +108,15 @@ def expected_limits(name: str, field: serializers.Field, direction: str) -> dict
             limits["minLength"] = field.min_length
         elif direction == "request" and not field.allow_blank:
             limits["minLength"] = 1
+        if direction == "request" and any(
+            isinstance(validator, validators.ProhibitNullCharactersValidator)
+            for validator in field.validators
+        ):
+            # DRF trims a string before it checks that it is not blank.
+            blank_refused = field.trim_whitespace and not field.allow_blank
+            limits["pattern"] = (
+                NOT_BLANK_NO_NULL_CHARACTERS if blank_refused else NO_NULL_CHARACTERS
+            )
     if isinstance(
         field, serializers.IntegerField | serializers.FloatField | serializers.DecimalField
     ):
@@ -118,21 +134,40 @@ def expected_limits(name: str, field: serializers.Field, direction: str) -> dict
     return limits
 
 
+def _stated_schema(schema: dict) -> dict:
+    """A property's schema, or the string's inside oneOf for a string that may be blank."""
+    return schema["oneOf"][0] if "oneOf" in schema else schema
+
+
 def _stated(schema: dict) -> dict:
-    """The limits a property's schema states (inside oneOf for a string that may be blank)."""
-    if "oneOf" in schema:
-        schema = schema["oneOf"][0]
+    """The limits a property's schema states."""
+    schema = _stated_schema(schema)
     return {key: schema[key] for key in LIMIT_KEYWORDS if key in schema}
+
+
+def _states(stated: dict, key: str, value) -> bool:
+    """Whether the stated limits hold `key: value`. No NUL may also be said by a pattern of
+    the field's own that leaves NUL out (the bbox filter's)."""
+    if key == "pattern" and value == NO_NULL_CHARACTERS and key in stated:
+        return not any(re.search(stated[key], text) for text in ("\x00", "1\x001"))
+    return stated.get(key) == value
+
+
+def _missing(where: str, expected: dict, stated: dict) -> list[str]:
+    return [
+        f"{where}: {key} {stated.get(key, 'missing')}, the server checks {value}"
+        for key, value in expected.items()
+        if not _states(stated, key, value)
+    ]
 
 
 def _mismatches(where: str, name: str, field, schema: dict, direction: str) -> list[str]:
     expected = expected_limits(name, field, direction)
-    stated = _stated(schema)
-    found = [
-        f"{where}: {key} {stated.get(key, 'missing')}, the server checks {value}"
-        for key, value in expected.items()
-        if stated.get(key) != value
-    ]
+    if {"allOf", "enum", "format"} & set(_stated_schema(schema)):
+        # An enum lists the values it takes (event names), and an email's or a URL's format
+        # is a syntax of its own: neither admits NUL or blank strings.
+        expected.pop("pattern", None)
+    found = _missing(where, expected, _stated(schema))
     if isinstance(field, serializers.ListField) and not isinstance(
         field.child, serializers.Serializer
     ):
@@ -211,8 +246,10 @@ def form_field_limits(field: forms.Field) -> dict:
             largest = 10**whole_digits - Decimal(1).scaleb(-(validator.decimal_places or 0))
             tighten("maximum", largest, min)
             tighten("minimum", -largest, max)
+        elif isinstance(validator, validators.ProhibitNullCharactersValidator):
+            limits.setdefault("pattern", NO_NULL_CHARACTERS)
         elif isinstance(validator, validators.RegexValidator):
-            limits["pattern"] = "pattern"
+            limits["pattern"] = validator.regex.pattern
     return limits
 
 
@@ -236,17 +273,48 @@ def test_every_filter_parameter_states_its_limits(generated):
         }
         for name, field in filterset().form.fields.items():
             expected = form_field_limits(field)
-            if expected.pop("pattern", None) or name.endswith("Id"):
+            if expected.get("pattern") not in (None, NO_NULL_CHARACTERS) or name.endswith("Id"):
+                # A pattern of the field's own: here only ids have one.
                 expected.update(ID_LIMITS)
-            stated = _stated(parameters[name])
-            mismatches += [
-                f"GET {path} {name}: {key} {stated.get(key, 'missing')}, the server checks {value}"
-                for key, value in expected.items()
-                if stated.get(key) != value
-            ]
+            mismatches += _missing(f"GET {path} {name}", expected, _stated(parameters[name]))
 
     # then the schema states every limit
     assert mismatches == []
+
+
+@pytest.mark.parametrize(
+    ("text", "anything_but_nul", "not_blank"),
+    [
+        ("a", True, True),
+        (" a\t", True, True),
+        ("é ü", True, True),
+        ("\u200b", True, True),
+        ("\n", True, False),
+        ("\x1c\u3000 ", True, False),
+        ("\x00", False, False),
+        ("a\x00b", False, False),
+        ("", False, False),
+    ],
+)
+def test_the_patterns_of_strings_say_what_drf_refuses(text, anything_but_nul, not_blank):
+    # then a string may hold anything but NUL, and one that may not be blank must hold
+    # something that is not whitespace, as DRF checks them (whether a string may be empty
+    # is its field's to say)
+    assert (re.search(NO_NULL_CHARACTERS, text) is not None) is anything_but_nul
+    assert (re.search(NOT_BLANK_NO_NULL_CHARACTERS, text) is not None) is not_blank
+    assert (text.strip() != "" and "\x00" not in text) is not_blank
+
+
+def test_the_whitespace_of_the_patterns_is_what_python_strips():
+    # given every character Python's str.strip() removes
+    stripped = {chr(code) for code in range(sys.maxunicode + 1) if chr(code).isspace()}
+
+    # then the schema's class of whitespace holds exactly those
+    whitespace = re.compile(f"[{WHITESPACE}]")
+    assert {character for character in stripped if whitespace.fullmatch(character)} == stripped
+    assert not any(
+        whitespace.fullmatch(chr(code)) for code in range(0x3001) if chr(code) not in stripped
+    )
 
 
 def test_every_path_id_is_an_id(generated):
