@@ -27,11 +27,24 @@ def fake_apt_get(directory: Path) -> tuple[Path, Path]:
 
 
 def make_chromium(*, chromium: Path, apt_get: Path, as_nobody: bool = False):
+    """Run `make chromium` as a user would from a shell, even when the suite itself runs under
+    `make test`: the outer make's level and flags would otherwise change what make prints."""
+    environment = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in {"MAKELEVEL", "MAKEFLAGS", "MFLAGS"}
+    }
     command = ["make", "-s", "chromium", f"CHROMIUM={chromium}", f"APT_GET={apt_get}"]
     if as_nobody:
         command = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *command]
     return subprocess.run(  # noqa: S603 (fixed arguments)
-        command, cwd=MAKEFILE_DIRECTORY, capture_output=True, text=True, timeout=60, check=False
+        command,
+        cwd=MAKEFILE_DIRECTORY,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
 
 
