@@ -3,10 +3,9 @@
 import django_filters
 
 from accounts.models import User, UserType
-from config.filters import FilterSet
 
 
-class UserFilter(FilterSet):
+class UserFilter(django_filters.FilterSet):
     """`userType` (CUSTOMER, OWNER, ADMIN) and `email` (exact, any case)."""
 
     userType = django_filters.ChoiceFilter(field_name="user_type", choices=UserType.choices)

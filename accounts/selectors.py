@@ -5,21 +5,16 @@ from django.utils import timezone
 
 from accounts.models import AccessToken, Owner, User
 from accounts.tokens import token_hash
-from config.statements import server_bound
 from listings.models import Property
 
 
 def access_token_find(*, token: str) -> AccessToken | None:
-    """The live token matching `token`, with its user, or None when unknown or expired.
-
-    Every signed-in request runs it: prepared once per connection (config.statements), its
-    plan is reused rather than made again each time.
-    """
-    tokens = AccessToken.objects.select_related("user").filter(
-        key_hash=token_hash(token), expires_at__gt=timezone.now(), user__is_active=True
+    """The live token matching `token`, with its user, or None when unknown or expired."""
+    return (
+        AccessToken.objects.select_related("user")
+        .filter(key_hash=token_hash(token), expires_at__gt=timezone.now(), user__is_active=True)
+        .first()
     )
-    with server_bound(tokens.db):
-        return tokens.first()
 
 
 def user_list(*, viewer: User) -> QuerySet[User]:

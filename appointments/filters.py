@@ -7,7 +7,7 @@ from django import forms
 from django.db.models import QuerySet
 
 from appointments.models import Appointment, AppointmentStatus
-from config.filters import FilterSet, IdFilter
+from config.filters import IdFilter
 
 
 class AppointmentFilterForm(forms.Form):
@@ -32,7 +32,7 @@ class UTCDateTimeFilter(django_filters.IsoDateTimeFilter):
         return super().filter(qs, value)
 
 
-class AppointmentFilter(FilterSet):
+class AppointmentFilter(django_filters.FilterSet):
     """userId, ownerId, propertyId, status; `date` is a UTC day; `from` / `to` bound a range."""
 
     userId = IdFilter(field_name="user_id", help_text="The customer's user id.")

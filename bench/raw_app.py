@@ -56,7 +56,7 @@ SORTS = {
     "-area": "p.area DESC, p.id DESC",
 }
 # The stored text-search vector (listings 0008), and the platform's window of ranked
-# matches (listings.filters.ranked_window).
+# matches (listings.search.query.ranked_window).
 SEARCH = "p.search_document"
 SEARCH_RANK_WINDOW = int(os.environ.get("SEARCH_RANK_WINDOW", "1000"))
 COMMON = (

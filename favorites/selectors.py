@@ -5,7 +5,6 @@ from django.db.models import F, Prefetch, QuerySet
 from accounts.models import User
 from config.api.errors import PermissionRefused
 from config.api.permissions import is_admin
-from config.statements import server_bound
 from favorites.models import Favorite
 from listings.selectors import gallery_files, property_visible_to
 from media_app.models import Image
@@ -67,14 +66,12 @@ FAVORITE_LISTING_COLUMNS = {
 def favorite_list_rows(*, viewer: User, user_id: str | None = None) -> list[dict]:
     """favorite_list as plain rows, each with its listing's fields and `images` [(id, file
     name)] in gallery order: two queries, no model instances (GET /favorites; the rows are
-    shaped by favorites.api.serializers.favorite_items, as the listings' are). The first
-    is prepared once per connection (config.statements): planning its joins took five
-    times as long as running it."""
-    favorites = _favorites_listed(viewer=viewer, user_id=user_id).values(
-        *FAVORITE_COLUMNS, **FAVORITE_LISTING_COLUMNS
+    shaped by favorites.api.serializers.favorite_items, as the listings' are)."""
+    rows = list(
+        _favorites_listed(viewer=viewer, user_id=user_id).values(
+            *FAVORITE_COLUMNS, **FAVORITE_LISTING_COLUMNS
+        )
     )
-    with server_bound(favorites.db):
-        rows = list(favorites)
     photos = gallery_files(row["property_id"] for row in rows)
     for row in rows:
         row["images"] = photos[row["property_id"]]

@@ -579,7 +579,7 @@ class TypeSpecificRecordAdmin(ReadOnlyModelAdmin):
 
 @admin.register(PublicListingGroup)
 class PublicListingGroupAdmin(ReadOnlyModelAdmin):
-    """How many public listings each search group holds (listings.groups): kept by the
+    """How many public listings each search group holds (listings.search.groups): kept by the
     database with every write, never by hand; read here to see the public market."""
 
     list_display = [

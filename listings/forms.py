@@ -1,15 +1,16 @@
 """Forms of the website's listing pages.
 
-The search form is PropertyFilter's own form (the API's filters and parameter names); here it
-only gets readable labels (SearchPageFilter). The listing forms are model forms, so their
-checks are the model's fields and constraints; the writes go through listings.services.
+The search form shows the search's own parameters (listings.search.params.PARAMETERS: the
+API's names, so a search page's URL is the API's query) with readable labels; the search
+reads and checks them (listings.search.search_params) and its refusals are shown on the
+form. The listing forms are model forms, so their checks are the model's fields and
+constraints; the writes go through listings.services.
 """
 
 from decimal import Decimal
 
 from django import forms
 
-from listings.filters import PropertyFilter
 from listings.models import (
     KIND_FIELDS,
     Property,
@@ -18,6 +19,8 @@ from listings.models import (
     TransactionType,
     TypeSpecificRecord,
 )
+from listings.search import PARAMETERS, SearchParams, SearchParamsInvalid, search_params
+from listings.search.params import SORTS
 
 # Labels of the search form, in the order the form shows them; the names are the API's.
 SEARCH_LABELS = {
@@ -43,41 +46,52 @@ SORT_LABELS = {
     "-area": "Area, largest first",
 }
 TRANSACTION_LABELS = {TransactionType.SALE: "For sale", TransactionType.RENT: "For rent"}
+# The choice fields' first choice, "no filter", and their labelled choices.
+CHOICES = {
+    "type": ("Any type", PropertyType.choices),
+    "transactionType": ("Sale or rent", list(TRANSACTION_LABELS.items())),
+    "sort": ("Best match", [(key, SORT_LABELS[key]) for key in SORTS]),
+}
+NUMBER_INPUTS = ("minPrice", "maxPrice", "minArea", "maxArea", "minBedrooms")
 
 
-class SearchPageFilter(PropertyFilter):
-    """PropertyFilter as the website's search form shows it: readable labels and inputs."""
+class SearchForm(forms.Form):
+    """The search page's form: the visible search parameters with labels and inputs, bound to
+    the page's query string. Its fields are the search's own (PARAMETERS); the search itself
+    is read by listings.search.search_params, whose refusals the form shows too (ranges,
+    the map's parameters). Valid, it holds the search in `params`."""
 
-    @classmethod
-    def shape_form_fields(cls, fields: dict) -> None:
+    params: SearchParams | None = None
+
+    def __init__(self, data):
+        super().__init__(data)
         for name, label in SEARCH_LABELS.items():
-            fields[name].label = label
-        # django-filter's choice fields put their `empty_label` first themselves.
-        for name, empty_label, choices in (
-            ("type", "Any type", PropertyType.choices),
-            ("transactionType", "Sale or rent", list(TRANSACTION_LABELS.items())),
-            ("sort", "Best match", list(SORT_LABELS.items())),
-        ):
-            fields[name].empty_label = empty_label
-            fields[name].choices = choices
-        for name in ("minPrice", "maxPrice", "minArea", "maxArea", "minBedrooms"):
-            fields[name].widget.attrs.update({"inputmode": "numeric", "min": "0"})
-        fields["q"].widget.attrs["type"] = "search"
+            field = PARAMETERS[name].field()
+            field.label = label
+            if name in CHOICES:
+                empty_label, choices = CHOICES[name]
+                field.choices = [("", empty_label), *choices]
+            if name in NUMBER_INPUTS:
+                field.widget.attrs.update({"inputmode": "numeric", "min": "0"})
+            self.fields[name] = field
+        self.fields["q"].widget.attrs["type"] = "search"
 
+    def clean(self):
+        try:
+            self.params = search_params(self.data)
+        except SearchParamsInvalid as refused:
+            for name, refusals in refused.errors.items():
+                field = name if name in self.fields else None
+                shown = self.errors.get(name, []) if field else []
+                for refusal in refusals:
+                    if refusal.message not in shown:
+                        message = refusal.message if field else f"{name}: {refusal.message}"
+                        self.add_error(field, message)
+        return self.cleaned_data
 
-def search_filterset(data, *, queryset) -> PropertyFilter:
-    """The website's search filters bound to the page's query string."""
-    return SearchPageFilter(data, queryset=queryset)
-
-
-def search_fields(form: forms.Form) -> list[forms.BoundField]:
-    """The visible fields of the search form, in SEARCH_LABELS order."""
-    return [form[name] for name in SEARCH_LABELS]
-
-
-def search_kept_values(form: forms.Form) -> list[tuple[str, str]]:
-    """(name, value) of the hidden parameters the query string carries."""
-    return [(name, form.data[name]) for name in SEARCH_KEPT if form.data.get(name)]
+    def kept_values(self) -> list[tuple[str, str]]:
+        """(name, value) of the hidden parameters the query string carries."""
+        return [(name, self.data[name]) for name in SEARCH_KEPT if self.data.get(name)]
 
 
 def _number(step: str) -> forms.NumberInput:

@@ -75,7 +75,7 @@ class PropertyCategory(TimestampedModel):
 HIDDEN_STATUSES = (PropertyStatus.PENDING, PropertyStatus.SUSPENDED)
 PUBLIC_LISTING = ~Q(status__in=HIDDEN_STATUSES)
 
-# What public searches filter on and sort by (listings.filters). Every public index ends
+# What public searches filter on and sort by (listings.search.query). Every public index ends
 # with the columns its leading ones leave out, so that PostgreSQL judges each filter and
 # reads each sort key from the index alone: a walk along a sort order skips the rows that
 # do not match without visiting the table for them ("flats of 3 bedrooms or more by area":
@@ -238,7 +238,7 @@ class Property(TimestampedModel):
             # A town, a transaction and a price range without a kind, the commonest portal
             # search: the index above reads every kind's entries of the town to find them.
             # Counting the matches of the price bands such a range cuts through
-            # (listings.groups) read 20,000 entries of the transaction's price index for
+            # (listings.search.groups) read 20,000 entries of the transaction's price index for
             # 1,200 matches (15 ms); the benchmark's counts left to the matches at 1,000,000
             # listings, 4.2 to 1.7 ms on average, p95 16.9 to 7.4 ms.
             public_index(
@@ -324,7 +324,7 @@ class Property(TimestampedModel):
 class PublicListingGroup(models.Model):
     """How many public listings share one combination of the values that public searches
     match exactly, so that a search's count can be added up from a few groups instead of
-    read from its matches (listings.groups, docs/performance.md).
+    read from its matches (listings.search.groups, docs/performance.md).
 
     Kept by PostgreSQL itself: triggers on the listings table add every written listing's
     change in the same statement, whichever way it is written (services, the admin's bulk
@@ -344,7 +344,7 @@ class PublicListingGroup(models.Model):
     transaction_type = models.CharField(max_length=4)
     # "" for a listing without its type-specific record yet.
     kind = models.CharField(max_length=11)
-    # The price's band among listings.groups.PRICE_BAND_EDGES (width_bucket).
+    # The price's band among listings.search.groups.PRICE_BAND_EDGES (width_bucket).
     price_band = models.SmallIntegerField()
     listings = models.IntegerField()
 

@@ -6,11 +6,11 @@ from collections.abc import Iterable
 
 from django.contrib.postgres.aggregates import JSONBAgg
 from django.db import connections
-from django.db.models import F, JSONField, Lookup, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import F, JSONField, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import JSONArray
 
 from accounts.models import Owner, User, UserType
-from config.statements import KeptStatement
+from listings.cache import public_read
 from listings.models import (
     PUBLIC_LISTING,
     RECORD_FIELDS,
@@ -65,6 +65,18 @@ def property_list_loading(listings: QuerySet[Property]) -> QuerySet[Property]:
     )
 
 
+def property_cards(ids: list[str]) -> list[Property]:
+    """These listings in the order of `ids`, with what the website's cards show
+    (property_list_loading): two queries, none for no id."""
+    if not ids:
+        return []
+    by_id = {
+        listing.pk: listing
+        for listing in property_list_loading(Property.objects.filter(pk__in=ids))
+    }
+    return [by_id[listing_id] for listing_id in ids]
+
+
 # The columns of a list item (GET /properties): the common fields, then the record's.
 LIST_COLUMNS = (
     "id",
@@ -117,116 +129,31 @@ def _list_columns(galleries: bool) -> dict:
     return {**RECORD_COLUMNS, "photo_entries": _gallery(Image, "id", "file")}
 
 
+# Building these querysets (resolving their columns through the record's join and the
+# photos' subquery) cost more than compiling them: built once, never evaluated themselves,
+# each use filters a copy (QuerySet.filter clones).
 @functools.cache
 def _list_rows(galleries: bool) -> QuerySet[Property]:
-    """Every listing as a list row (LIST_COLUMNS and _list_columns), to be filtered further.
-
-    Built once: resolving the twenty-odd columns through the record's join took half a
-    millisecond per request, more than the rest of the page's query. Never evaluated
-    itself; each use filters a copy.
-    """
+    """Every listing as a list row (LIST_COLUMNS and _list_columns), to be filtered."""
     return Property.objects.values(*LIST_COLUMNS, **_list_columns(galleries))
 
 
-class _AnyOf(Lookup):
-    """`column = ANY(array)`: a list of any length as one parameter, so the statement's text
-    stays the same whatever the page's size (IN (...) has a placeholder per value)."""
-
-    lookup_name = "any_of"
-    prepare_rhs = False
-
-    def as_sql(self, compiler, connection):
-        column, column_params = self.process_lhs(compiler, connection)
-        array, array_params = self.process_rhs(compiler, connection)
-        return f"{column} = ANY({array})", [*column_params, *array_params]
-
-
-# Where the page's ids go in the kept statement of list rows.
-_PAGE_IDS = ["page ids stand-in"]
-
-
-@functools.cache
-def _list_rows_statement() -> KeptStatement:
-    """List rows with their photos by their ids, compiled once and prepared on each
-    connection (config.statements; PostgreSQL): planning its join and the photos' subquery
-    cost more than running it, and compiling it more than the rest of the page's ORM work."""
-    listings = _list_rows(True).filter(_AnyOf(F("pk"), _PAGE_IDS)).order_by()
-    return KeptStatement(listings, stand_in=_PAGE_IDS)
-
-
-def _rows_in_order(ids: list[str], *, galleries: bool) -> list[dict]:
-    """The list rows of these listings, in the order of `ids`: one statement (none for no
-    id), kept and prepared on PostgreSQL."""
+def property_list_rows(ids: list[str]) -> list[dict]:
+    """The list rows of these listings, in the order of `ids`, each with `images` [(id, file
+    name)] in gallery order: one statement on PostgreSQL (the photos with the rows), two
+    elsewhere; none for no id. Plain rows, no model instances: a list page is the API's
+    hottest read, and rows shaped by listings.api.serializers.property_list_items cost a
+    fraction of model serializers (docs/performance.md)."""
     if not ids:
         return []
-    if galleries:
-        rows = _list_rows_statement().rows(ids)
-    else:
-        rows = list(_list_rows(galleries).filter(pk__in=ids).order_by())
-    by_id = {row["id"]: row for row in rows}
-    return [by_id[listing_id] for listing_id in ids]
-
-
-def _page_rows(
-    listings: QuerySet[Property],
-    *,
-    offset: int,
-    limit: int,
-    galleries: bool,
-    ids_statement: tuple[str, list] | None,
-) -> list[dict]:
-    """The page's listings as list rows, found by their ids first when the order allows it.
-
-    OFFSET reads and throws away every row before the page, joined and whole: a page 800
-    deep joined 8,000 records (0.6 s at 1,000,000 listings). Picking the page's ids first
-    reads only what the filters and the order need, often from an index alone, and the
-    rows of the page are read afterwards by their ids (a "deferred join", in two
-    statements: the second is always the same, so it is compiled once and prepared). An
-    order on an alias (the relevance rank of a text search) cannot be repeated outside its
-    query: such pages are read as they are. A search whose statements are compiled once
-    (listings.search_statements) gives the page's ids statement itself.
-    """
-    if ids_statement is not None:
-        with connections[listings.db].cursor() as cursor:
-            cursor.execute(*ids_statement)
-            ids = [listing_id for (listing_id,) in cursor.fetchall()]
-        return _rows_in_order(ids, galleries=galleries)
-    concrete = {field.name for field in listings.model._meta.concrete_fields}
-    order = listings.query.order_by
-    repeatable = order and all(
-        not isinstance(item, str) or item.lstrip("-") in concrete for item in order
-    )
-    if not repeatable:
-        page = listings[offset : offset + limit]
-        return list(page.values(*LIST_COLUMNS, **_list_columns(galleries)))
-    ids = list(listings.values_list("pk", flat=True)[offset : offset + limit])
-    return _rows_in_order(ids, galleries=galleries)
-
-
-def property_list_page(
-    listings: QuerySet[Property],
-    *,
-    offset: int,
-    limit: int,
-    ids_statement: tuple[str, list] | None = None,
-) -> list[dict]:
-    """One page of listings as plain rows, each with `images` [(id, file name)] in gallery order.
-
-    On PostgreSQL the page's ids, then its rows with their photos; elsewhere the photos
-    take a query of their own; whatever the page size. No model instances are built: a
-    list page is the API's hottest read, and rows shaped by listings.api.serializers.
-    property_list_items cost a fraction of model serializers (docs/performance.md).
-    `ids_statement`: the statement of the page's ids, when the search has one of its own.
-    """
-    galleries = _galleries_in_row(listings.db)
-    rows = _page_rows(
-        listings, offset=offset, limit=limit, galleries=galleries, ids_statement=ids_statement
-    )
+    galleries = _galleries_in_row(Property.objects.db)
+    by_id = {row["id"]: row for row in _list_rows(galleries).filter(pk__in=ids).order_by()}
+    rows = [by_id[listing_id] for listing_id in ids]
     if galleries:
         for row in rows:
             row["images"] = [tuple(entry) for entry in row.pop("photo_entries") or ()]
         return rows
-    photos = gallery_files(row["id"] for row in rows)
+    photos = gallery_files(ids)
     for row in rows:
         row["images"] = photos[row["id"]]
     return rows
@@ -271,36 +198,26 @@ def _detail_rows(galleries: bool) -> QuerySet[Property]:
     return Property.objects.values(*LIST_COLUMNS, **columns)
 
 
-# Where the listing's id goes in the kept detail statement; no id can be it (ids are cuid2).
-_LISTING_ID = "listing-id stand-in"
-
-
-@functools.cache
-def _public_detail_statement(galleries: bool) -> KeptStatement:
-    """The detail row of a public listing by its id, compiled once and prepared on each
-    connection (config.statements): the statement every visitor's detail runs."""
-    listing = _detail_rows(galleries).filter(PUBLIC_LISTING, pk=_LISTING_ID)
-    # order_by(): the model's default order would sort the one row.
-    return KeptStatement(listing.order_by()[:1], stand_in=_LISTING_ID)
-
-
 def property_detail_row(*, viewer: User, pk: str) -> dict | None:
     """The listing `pk` as a plain row if the viewer may see it, else None: the listing, its
     record, category and owner's contact, `images` [(id, file name, title)] and `videos`
     [(id, file name, title, created at)] in gallery order. One query on PostgreSQL; elsewhere
-    the photos and the videos take a query each. What visitors and customers read is one
-    kept statement (_public_detail_statement); owners and admins, who see more, each read
-    one of their own.
+    the photos and the videos take a query each. What visitors and customers read is the
+    same for them all, and kept in the cache of public reads (listings.cache).
 
     The API's detail is built from rows like its list pages (listings.api.serializers.
     property_detail_item): model instances and model serializers cost twice as much.
     """
-    galleries = _galleries_in_row(Property.objects.db)
     if viewer_sees_only_public(viewer):
-        rows = _public_detail_statement(galleries).rows(pk)
-    else:
-        listing = _detail_rows(galleries).filter(visible_listing(viewer), pk=pk)
-        rows = list(listing.order_by()[:1])
+        # Every visitor and customer reads the same public listing: one read for them all.
+        return public_read(("detail", pk), lambda: _detail_row(PUBLIC_LISTING, pk))
+    return _detail_row(visible_listing(viewer), pk)
+
+
+def _detail_row(visible: Q, pk: str) -> dict | None:
+    galleries = _galleries_in_row(Property.objects.db)
+    # order_by(): the model's default order would sort the one row.
+    rows = list(_detail_rows(galleries).filter(visible, pk=pk).order_by()[:1])
     if not rows:
         return None
     row = rows[0]
@@ -330,14 +247,6 @@ def property_detail_loading(listings: QuerySet[Property]) -> QuerySet[Property]:
     return listings.select_related("type_record", "category", "owner__user").prefetch_related(
         Prefetch("images", queryset=_ordered_images()),
         Prefetch("videos", queryset=Video.objects.order_by(*GALLERY_ORDER)),
-    )
-
-
-def property_list_public() -> QuerySet[Property]:
-    """Listings anyone may see, newest first, with their cover data (the website's home page)."""
-    listings = Property.objects.filter(PUBLIC_LISTING).select_related("type_record", "category")
-    return listings.prefetch_related(Prefetch("images", queryset=_ordered_images())).order_by(
-        "-created_at", "-id"
     )
 
 

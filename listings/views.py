@@ -1,38 +1,36 @@
 """Website pages of listings: search, the listing page, and the owner area's listing pages.
 
-Visibility comes from listings.selectors (property_visible_to: the API's rule), filtering
-from listings.filters.PropertyFilter (the API's parameters), every write from
-listings.services. A service's refusal is shown on the page; nothing here re-decides it.
+Visibility comes from listings.selectors (property_visible_to: the API's rule), the search
+from listings.search (the API's own), every write from listings.services. A service's
+refusal is shown on the page; nothing here re-decides it.
 """
 
 import copy
 
-from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.functional import cached_property
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from appointments.forms import VisitRequestForm
 from config.api.errors import DomainError
-from config.api.pagination import capped_count
 from config.api.throttling import REQUEST_THROTTLES, page_request_wait
 from config.website import add_domain_error, owner_required
 from favorites.selectors import favorite_visible_to
-from listings import groups, selectors, services
+from listings import selectors, services
 from listings.forms import (
+    SEARCH_LABELS,
     KindForm,
     PropertyForm,
-    search_fields,
-    search_filterset,
-    search_kept_values,
+    SearchForm,
     type_record_form_class,
 )
 from listings.models import Property, PropertyStatus, PropertyType, TypeSpecificRecord
 from listings.rules import OWNER, PROPERTY_MOVES, allowed_next_statuses
+from listings.search import listing_search, search_matches
+from listings.search.params import result_window
 
 SEARCH_PAGE_SIZE = 12
 # The map shows at most this many markers of the current results (one query, whatever the size).
@@ -40,22 +38,9 @@ MAP_MARKER_LIMIT = 300
 OWNER_PAGE_SIZE = 20
 
 
-class CountedPaginator(Paginator):
-    """Django's paginator, told the count when it is known already (`count`), so that it
-    does not count the rows itself."""
-
-    def __init__(self, object_list, per_page, *, count: int | None = None, **kwargs):
-        super().__init__(object_list, per_page, **kwargs)
-        self.known_count = count
-
-    @cached_property
-    def count(self) -> int:
-        return super().count if self.known_count is None else self.known_count
-
-
-def _map_markers(listings) -> list[dict]:
+def _map_markers(matches) -> list[dict]:
     """Id, title, price and position of the results for the map: one query of a few columns."""
-    rows = listings.values("id", "title", "price", "transaction_type", "latitude", "longitude")
+    rows = matches.values("id", "title", "price", "transaction_type", "latitude", "longitude")
     return [
         {
             "id": row["id"],
@@ -70,33 +55,26 @@ def _map_markers(listings) -> list[dict]:
     ]
 
 
-def _search_count(filterset, listings, *, viewer) -> tuple[int | None, bool]:
-    """How many listings a search matches, and whether that is past the exact-count limit.
+def _deepest_page() -> int:
+    """The last page number the search's result window reaches."""
+    return max(1, result_window() // SEARCH_PAGE_SIZE)
 
-    A visitor's or customer's search is counted from the groups of public listings where
-    they can count it (listings.groups), exactly. Any other search is counted as the API
-    counts it, no further than the limit and given up after the same time (None), so that
-    no search page reads every match of a broad search.
-    """
-    if selectors.viewer_sees_only_public(viewer):
-        known = groups.exact_count(filterset.grouped_search(), listings)
-        if known is not None:
-            return known, False
-    limit = settings.PROPERTY_LIST_EXACT_COUNT_LIMIT
-    counted = capped_count(
-        listings, limit + 1, timeout_ms=settings.PROPERTY_LIST_COUNT_TIMEOUT_MS
-    ).matches
-    if counted is not None and counted > limit:
-        return limit, True
-    return counted, False
+
+def _page_number(value: str | None) -> int:
+    """The page asked for, from 1, no deeper than the search's result window."""
+    try:
+        number = int(value or 1)
+    except ValueError:
+        number = 1
+    return min(max(number, 1), _deepest_page())
 
 
 @require_GET
 def search(request: HttpRequest) -> HttpResponse:
-    """Home and search page: the API's filters in the URL, results as cards and on a map.
+    """Home and search page: the API's parameters in the URL, results as cards and on a map.
 
-    Queries do not grow with the results: one count, one page of listings with their
-    type-specific records, one for their photos, one for the map's markers. Each search
+    The results are listing_search's, the API's own (its count, exact up to a limit and an
+    estimate past it, and its pages); queries do not grow with the results. Each search
     counts against the API's rate limits of its reader.
     """
     wait = page_request_wait(request, REQUEST_THROTTLES)
@@ -104,32 +82,34 @@ def search(request: HttpRequest) -> HttpResponse:
         response = render(request, "429.html", {"seconds": wait}, status=429)
         response["Retry-After"] = str(wait)
         return response
-    visible = selectors.property_visible_to(viewer=request.user)
-    filterset = search_filterset(request.GET, queryset=visible)
-    valid = filterset.is_valid()
-    listings = filterset.qs if valid else visible.none()
-    total, past_limit = (
-        _search_count(filterset, listings, viewer=request.user) if valid else (0, False)
-    )
-    # Paged no deeper than the API's result window (reading a page reads every row before it).
-    window = settings.PROPERTY_LIST_RESULT_WINDOW
-    paginator = CountedPaginator(
-        selectors.property_list_loading(listings),
-        SEARCH_PAGE_SIZE,
-        count=window if total is None else min(total, window),
-    )
-    page = paginator.get_page(request.GET.get("page"))
+    form = SearchForm(request.GET)
+    valid = form.is_valid()
     context = {
-        "total": total,
-        "past_limit": past_limit,
-        "form": filterset.form,
-        "fields": search_fields(filterset.form),
-        "kept": search_kept_values(filterset.form),
-        "page": page,
-        "markers": _map_markers(listings) if valid and total != 0 else [],
-        "bbox": filterset.form.data.get("bbox", "") if valid else "",
+        "form": form,
+        "fields": [form[name] for name in SEARCH_LABELS],
+        "kept": form.kept_values(),
+        "result": None,
+        "listings": [],
+        "markers": [],
+        "bbox": "",
         "filtered": any(value for key, value in request.GET.items() if key != "page"),
     }
+    if valid:
+        page = _page_number(request.GET.get("page"))
+        search = {"viewer": request.user, "params": form.params, "limit": SEARCH_PAGE_SIZE}
+        result = listing_search(**search, page=page, read=selectors.property_cards)
+        last_page = min(result.pages, _deepest_page())
+        if result.total and page > last_page:
+            # Past the end: the last page instead.
+            result = listing_search(**search, page=last_page, read=selectors.property_cards)
+        matches = search_matches(viewer=request.user, params=form.params)
+        context.update(
+            result=result,
+            last_page=last_page,
+            listings=result.rows,
+            markers=_map_markers(matches) if result.total else [],
+            bbox=request.GET.get("bbox", ""),
+        )
     return render(request, "listings/search.html", context, status=200 if valid else 400)
 
 

@@ -5,7 +5,7 @@ from django import forms
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
-from config.filters import FilterSet, IdFilter
+from config.filters import IdFilter
 from notifications.models import Notification, NotificationStatus
 
 
@@ -25,7 +25,7 @@ class StrictBooleanFilter(django_filters.BooleanFilter):
     field_class = StrictBooleanField
 
 
-class NotificationFilter(FilterSet):
+class NotificationFilter(django_filters.FilterSet):
     """`propertyId`, `status` (SUCCESS, ERROR, WARNING, INFO) and `read` (true or false)."""
 
     propertyId = IdFilter(field_name="property_id")

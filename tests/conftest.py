@@ -1,6 +1,10 @@
 """Fixtures shared by the whole suite."""
 
+import os
+import uuid
+
 import pytest
+from django.core.cache import caches
 from django.core.files.uploadhandler import MemoryFileUploadHandler, TemporaryFileUploadHandler
 from django.db import connection
 from rest_framework.throttling import SimpleRateThrottle
@@ -50,3 +54,22 @@ def spooled(monkeypatch) -> list[int]:
 
         monkeypatch.setattr(handler_class, "receive_data_chunk", recording)
     return received
+
+
+# The machine's Redis server (docs/reliability.md); tests use keys of their own under it.
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/10")
+
+
+@pytest.fixture
+def redis_cache(settings):
+    """The default cache on the machine's Redis server, as in production (Django's Redis
+    backend), under a key prefix of this test's own, cleared after it."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": f"test-{uuid.uuid4().hex}",
+        }
+    }
+    yield caches["default"]
+    caches["default"].clear()

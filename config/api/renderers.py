@@ -1,8 +1,8 @@
 """JSON rendering by orjson for bodies whose keys are already the API's camelCase.
 
 The default renderer (djangorestframework-camel-case) walks every body to rename its keys;
-the list pages build their items with camelCase keys directly (listings.api.serializers.
-property_list_items), so they skip that walk and DRF's encoder (docs/performance.md).
+views whose bodies are built with camelCase keys directly (the API's hottest reads) skip
+that walk and DRF's encoder (CamelCasedActionsMixin; docs/performance.md).
 """
 
 from decimal import Decimal

@@ -149,7 +149,7 @@ class FilterExtension(DjangoFilterExtension):
     is within -90..90, nor that `ownerId` is an id.
     """
 
-    target_class = "config.filters.FilterBackend"
+    target_class = "django_filters.rest_framework.DjangoFilterBackend"
     priority = 1
 
     def resolve_filter_field(self, auto_schema, model, filterset_class, field_name, filter_field):

@@ -1,56 +1,11 @@
-"""Rate limits (D13); counters live in the default cache, shared when REDIS_URL is set."""
+"""Rate limits (D13): DRF's throttles, counting in the default cache (shared between
+processes when REDIS_URL is set)."""
 
 import hashlib
 import math
 from types import SimpleNamespace
 
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
-
-
-class CountedInWindow:
-    """DRF's sliding window of a throttle, counted by the cache itself when it can
-    (config.cache: a script in Redis, a lock in local memory): one round trip per request
-    instead of reading the pickled history and writing it back (two), and no lost hits
-    between them. Other caches count as DRF does.
-
-    A hit may have been counted before the view, with the request's other reads
-    (listings.middleware.PublicReadsMiddleware): the request carries it in `counted_hits`,
-    by window key, and it is taken instead of counting the request twice.
-    """
-
-    window = None
-
-    @staticmethod
-    def window_key(key: str) -> str:
-        # Its own key: a history DRF pickled under the plain key is another type of value.
-        return f"{key}:window"
-
-    def allow_request(self, request, view) -> bool:
-        hit_window = getattr(self.cache, "hit_window", None)
-        if hit_window is None or self.rate is None:
-            return super().allow_request(request, view)
-        self.key = self.get_cache_key(request, view)
-        if self.key is None:
-            return True
-        self.now = self.timer()
-        window_key = self.window_key(self.key)
-        counted = getattr(request, "counted_hits", {}).pop(window_key, None)
-        self.window = counted or hit_window(
-            window_key, now=self.now, seconds=self.duration, limit=self.num_requests
-        )
-        return self.window.allowed
-
-    def wait(self) -> float | None:
-        """Seconds until a request would be counted again, as DRF reckons them."""
-        if self.window is None:
-            return super().wait()
-        remaining = self.duration
-        if self.window.oldest is not None:
-            remaining = self.duration - (self.now - self.window.oldest)
-        available = self.num_requests - self.window.count + 1
-        if available <= 0:
-            return None
-        return remaining / float(available)
 
 
 class PerAddress:
@@ -60,7 +15,7 @@ class PerAddress:
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
-class AnonymousThrottle(CountedInWindow, PerAddress, AnonRateThrottle):
+class AnonymousThrottle(PerAddress, AnonRateThrottle):
     """Anonymous clients, per address."""
 
     scope = "anonymous"
@@ -71,7 +26,7 @@ class AnonymousThrottle(CountedInWindow, PerAddress, AnonRateThrottle):
         return self.address_key(request)
 
 
-class SignedInThrottle(CountedInWindow, UserRateThrottle):
+class SignedInThrottle(UserRateThrottle):
     """Signed-in users, per user; anonymous clients are counted by AnonymousThrottle only."""
 
     scope = "signed_in"
@@ -84,7 +39,7 @@ class SignedInThrottle(CountedInWindow, UserRateThrottle):
         return super().get_cache_key(request, view)
 
 
-class AddressThrottle(CountedInWindow, PerAddress, SimpleRateThrottle):
+class AddressThrottle(PerAddress, SimpleRateThrottle):
     """A scope counted per client address, signed in or not."""
 
     def get_cache_key(self, request, view) -> str:
@@ -99,7 +54,7 @@ class RegisterAddressThrottle(AddressThrottle):
     scope = "register"
 
 
-class LoginEmailThrottle(CountedInWindow, SimpleRateThrottle):
+class LoginEmailThrottle(SimpleRateThrottle):
     """Login attempts per target email, whatever address they come from."""
 
     scope = "login_email"
@@ -116,7 +71,7 @@ class LoginEmailThrottle(CountedInWindow, SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": digest}
 
 
-class UploadThrottle(CountedInWindow, SimpleRateThrottle):
+class UploadThrottle(SimpleRateThrottle):
     """Media uploads per user."""
 
     scope = "upload"
@@ -126,7 +81,7 @@ class UploadThrottle(CountedInWindow, SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": ident}
 
 
-class WebhookRegisterThrottle(CountedInWindow, UserRateThrottle):
+class WebhookRegisterThrottle(UserRateThrottle):
     """Webhook registrations per user, whatever their outcome (only signed-in owners and
     admins get as far as the throttles)."""
 

@@ -49,9 +49,6 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # Outermost: every error under /api/ leaves as a problem document, whoever made it.
     "config.api.middleware.ProblemDocumentsMiddleware",
-    # Then: anonymous visitors' cached reads of listings are served before the rest runs,
-    # and what it keeps is the response the whole stack made (docs/performance.md).
-    "listings.middleware.PublicReadsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -96,11 +93,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         "max_size": env.int("DATABASE_POOL_MAX_SIZE", default=10),
         "timeout": env.int("DATABASE_POOL_TIMEOUT", default=10),
     }
-    # psycopg prepares a statement on its first run, but only those bound on the server:
-    # the kept statements of config.statements. Django's cursors bind on the client and are
-    # never prepared. Off for poolers that cannot keep prepared statements.
+    # Parameters bound on the server, so that psycopg prepares a statement a connection runs
+    # five times and PostgreSQL plans it once, or per value where that plans better (its
+    # plan_cache_mode "auto"): a listing's detail planned 1.6 ms for 0.2 ms of work. Off
+    # behind a pooler that cannot keep prepared statements (PgBouncer before 1.21 in
+    # transaction mode; docs/deployment.md).
     if env.bool("DATABASE_PREPARED_STATEMENTS", default=True):
-        DATABASES["default"]["OPTIONS"]["prepare_threshold"] = 0
+        DATABASES["default"]["OPTIONS"]["server_side_binding"] = True
+        DATABASES["default"]["OPTIONS"]["prepare_threshold"] = 5
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL and IMMEDIATE transactions let the web server and the worker share the file.
     DATABASES["default"].setdefault("OPTIONS", {})
@@ -118,27 +118,28 @@ REDIS_URL = env("REDIS_URL", default="")
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "config.cache.KeptClientRedisCache",
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
         }
     }
 else:
-    CACHES = {"default": {"BACKEND": "config.cache.WindowLocMemCache"}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # GET /properties counts exactly up to this many matches; past it totalItems is an estimate
-# (config.api.pagination.PropertyPagination, docs/performance.md).
+# (listings.search.counting, docs/performance.md).
 PROPERTY_LIST_EXACT_COUNT_LIMIT = env.int("PROPERTY_LIST_EXACT_COUNT_LIMIT", default=10_000)
 # ... and gives an exact count up after this many milliseconds on PostgreSQL (0: never).
 PROPERTY_LIST_COUNT_TIMEOUT_MS = env.int("PROPERTY_LIST_COUNT_TIMEOUT_MS", default=25)
 # GET /properties is paged no deeper than this many results: page * limit at most this.
 PROPERTY_LIST_RESULT_WINDOW = env.int("PROPERTY_LIST_RESULT_WINDOW", default=10_000)
 
-# Seconds a public read of listings (GET /properties, /properties/:id for anonymous visitors
-# and customers) is kept in the cache; writes make it stale at once (listings.cache). On only
-# with a cache shared by every process (Redis): 0, off, without REDIS_URL.
+# Seconds a public read of listings (a search's result, a listing's detail, for anonymous
+# visitors and customers) is kept in the cache; writes make it stale at once
+# (listings.cache). On only with a cache shared by every process (Redis): 0, off, without
+# REDIS_URL.
 PUBLIC_READ_CACHE_SECONDS = env.int("PUBLIC_READ_CACHE_SECONDS", default=60 if REDIS_URL else 0)
 
-# A text search without `sort` ranks its newest this many matches (listings.filters).
+# A text search without `sort` ranks its newest this many matches (listings.search.query).
 SEARCH_RANK_WINDOW = env.int("SEARCH_RANK_WINDOW", default=1_000)
 
 AUTH_USER_MODEL = "accounts.User"
@@ -357,7 +358,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
-    "DEFAULT_FILTER_BACKENDS": ["config.filters.FilterBackend"],
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "EXCEPTION_HANDLER": "config.api.exceptions.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
         "config.api.throttling.AnonymousThrottle",

@@ -1,22 +1,23 @@
 """The listings endpoints."""
 
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import (
-    OpenApiParameter,
     extend_schema,
     extend_schema_view,
     inline_serializer,
 )
 from rest_framework import status, viewsets
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import ErrorDetail, PermissionDenied, ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
-from config.api.pagination import PropertyPagination
+from config.api.pagination import read_page_and_limit
 from config.api.permissions import IsOwnerUser, ReadOnlyOrAdmin
 from config.api.renderers import CamelCasedActionsMixin
-from listings import groups, selectors, services
+from listings import selectors, services
+from listings.api.pagination import DEFAULT_LIMIT, MAX_LIMIT, PropertyPagination
+from listings.api.schema import search_parameters
 from listings.api.serializers import (
     RECORD_SERIALIZERS,
     CategorySerializer,
@@ -29,10 +30,14 @@ from listings.api.serializers import (
     property_detail_item,
     property_list_items,
 )
-from listings.cache import PublicCounts, public_read_get, public_reads_enabled
-from listings.filters import PropertyFilter
 from listings.models import KIND_MODELS, PropertyCategory, PropertyType
-from listings.search_statements import search_statements
+from listings.search import (
+    SearchParams,
+    SearchParamsInvalid,
+    listing_search,
+    search_params,
+)
+from listings.search.params import search_page
 
 
 @extend_schema_view(
@@ -82,6 +87,35 @@ class CategoryViewSet(viewsets.GenericViewSet):
 # --- Properties -------------------------------------------------------------------------
 
 
+def _refusals(invalid: SearchParamsInvalid) -> dict[str, list[ErrorDetail]]:
+    return {
+        name: [ErrorDetail(refusal.message, refusal.code) for refusal in refusals]
+        for name, refusals in invalid.errors.items()
+    }
+
+
+def _search_request(request) -> tuple[SearchParams, int, int]:
+    """The search, page and limit a request asks for; every refused parameter at once is a
+    400 naming each."""
+    errors: dict[str, list[ErrorDetail]] = {}
+    params = page = limit = None
+    try:
+        params = search_params(request.query_params)
+    except SearchParamsInvalid as invalid:
+        errors.update(_refusals(invalid))
+    try:
+        given = read_page_and_limit(request.query_params, max_limit=MAX_LIMIT)
+        page, limit = given.get("page", 1), given.get("limit", DEFAULT_LIMIT)
+        search_page(page=page, limit=limit)
+    except ValidationError as invalid:
+        errors.update(invalid.detail)
+    except SearchParamsInvalid as invalid:
+        errors.update(_refusals(invalid))
+    if errors:
+        raise ValidationError(errors)
+    return params, page, limit
+
+
 def _require_manager(listing, user) -> None:
     """Refuse before reading the body: who may not change a listing learns no validation rules."""
     if not services.property_is_managed_by(property=listing, user=user):
@@ -91,7 +125,7 @@ def _require_manager(listing, user) -> None:
 @extend_schema_view(
     list=extend_schema(
         summary="Search listings",
-        parameters=[OpenApiParameter("type", enum=PropertyType.values)],
+        parameters=search_parameters(),
     ),
     retrieve=extend_schema(
         summary="A listing with its category, owner, photos, videos, record",
@@ -117,7 +151,6 @@ class PropertyViewSet(CamelCasedActionsMixin, viewsets.GenericViewSet):
     camel_cased_actions = ("list", "retrieve")
     serializer_class = PropertyListItemSerializer
     pagination_class = PropertyPagination
-    filterset_class = PropertyFilter
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
     def get_permissions(self):
@@ -130,40 +163,6 @@ class PropertyViewSet(CamelCasedActionsMixin, viewsets.GenericViewSet):
     def get_queryset(self):
         return selectors.property_visible_to(viewer=self.request.user)
 
-    def _cached_public_read(self, request):
-        """The cached response of a public read, or None (then the response will be kept:
-        public_read_miss)."""
-        self.public_read_miss = None
-        # Only JSON is shared: the browsable API's HTML shows the signed-in reader's email
-        # and a CSRF token of theirs.
-        if (
-            not public_reads_enabled()
-            or request.accepted_renderer.format != "json"
-            or not selectors.viewer_sees_only_public(request.user)
-        ):
-            return None
-        # Looked up at the door already (listings.middleware): not looked up again.
-        read = getattr(request, "public_read", None)
-        if read is None:
-            cached, read = public_read_get(request)
-        elif read.content is not None:
-            content_type, content = read.content
-            cached = HttpResponse(content, content_type=content_type)
-        else:
-            cached = None
-        if cached is None or read.content is not None:
-            # Kept (again: the door keeps it whole) once made.
-            self.public_read_miss = read
-        return cached
-
-    def finalize_response(self, request, response, *args, **kwargs):
-        response = super().finalize_response(request, response, *args, **kwargs)
-        read = getattr(self, "public_read_miss", None)
-        if read is not None and response.status_code == status.HTTP_200_OK:
-            # Kept by listings.middleware.PublicReadsMiddleware once the stack has made it.
-            response.public_read = read
-        return response
-
     def get_object(self):
         listings = self.get_queryset().select_related("owner", "type_record")
         return get_object_or_404(listings, pk=self.kwargs["pk"])
@@ -173,30 +172,11 @@ class PropertyViewSet(CamelCasedActionsMixin, viewsets.GenericViewSet):
         return Response(body, status=response_status)
 
     def list(self, request):
-        cached = self._cached_public_read(request)
-        if cached is not None:
-            return cached
-        if self.public_read_miss is not None:
-            self.paginator.kept_counts = PublicCounts(self.public_read_miss.generation)
-        listings = self.filter_queryset(self.get_queryset())
-        if selectors.viewer_sees_only_public(request.user):
-            search = self.filterset.grouped_search()
-            statements = None
-            if search is not None:
-                sort = self.filterset.form.cleaned_data.get("sort")
-                statements = search_statements(search, sort=sort)
-            self.paginator.group_count = groups.search_count(
-                search, database=listings.db, statements=statements
-            )
-        rows = self.paginator.paginate_rows(
-            listings, request, page_rows=selectors.property_list_page
-        )
-        return self.get_paginated_response(property_list_items(rows, request=request))
+        params, page, limit = _search_request(request)
+        result = listing_search(viewer=request.user, params=params, page=page, limit=limit)
+        return self.paginator.response(result, property_list_items(result.rows, request=request))
 
     def retrieve(self, request, pk=None):
-        cached = self._cached_public_read(request)
-        if cached is not None:
-            return cached
         row = selectors.property_detail_row(viewer=request.user, pk=pk)
         if row is None:
             raise Http404

@@ -3,12 +3,12 @@
 import django.db.models.functions.text
 from django.db import migrations, models
 
-from listings import groups
+from listings.search import groups
 
 
 def install_groups(apps, schema_editor):
     # PostgreSQL's triggers keep the groups from now on; the current listings are added
-    # once (listings.groups).
+    # once (listings/sql/public_listing_groups.sql).
     groups.install(schema_editor)
 
 

@@ -77,7 +77,7 @@ def every_kind_of_row(moderator):
     access_token_issue(user=moderator)
     if not PublicListingGroup.objects.exists():
         # PostgreSQL's triggers group the public listing above; other databases keep no
-        # groups (listings.groups), so one is written for the admin's pages to show.
+        # groups (listings.search.groups), so one is written for the admin's pages to show.
         PublicListingGroup.objects.create(
             municipality_key="madrid",
             category_key="",

@@ -6,7 +6,6 @@ from django.test.utils import CaptureQueriesContext
 
 from tests.factories import FavoriteFactory, ImageFactory, ListingFactory
 from tests.favorites.support import FAVORITES_URL
-from tests.prepared import prepared_runs, runs_since
 
 pytestmark = pytest.mark.django_db
 
@@ -65,24 +64,3 @@ def test_an_admin_listing_another_user_costs_the_same(
     # then
     assert queries_for_one <= MAX_QUERIES
     assert len(response.json()) == 30
-
-
-@pytest.mark.postgres_only
-@pytest.mark.django_db(transaction=True)
-def test_on_postgresql_the_token_and_the_favorites_are_read_by_prepared_statements(
-    customer_client, other_customer_client, customer, other_customer
-):
-    # given two customers with favorites
-    save_favorites(customer, 2)
-    save_favorites(other_customer, 3)
-    before = {table: prepared_runs(f'SELECT "{table}".%') for table in TABLES}
-
-    # when each lists them twice
-    for client in (customer_client, other_customer_client) * 2:
-        response = client.get(FAVORITES_URL)
-        assert response.status_code == 200
-
-    # then the token lookup and the favorites each ran as one statement prepared once
-    for table in TABLES:
-        assert list(runs_since(before[table], f'SELECT "{table}".%').values()) == [4]
-    assert len(response.json()) == 3

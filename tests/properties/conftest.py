@@ -1,7 +1,5 @@
 """Fixtures of the Properties API tests: one signed-in client per role, and a clean cache."""
 
-import uuid
-
 import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
@@ -14,7 +12,6 @@ from tests.factories import (
     ListingFactory,
     TypeSpecificRecordFactory,
 )
-from tests.test_cache_backend import REDIS_URL
 
 
 def signed_in_client(user) -> APIClient:
@@ -143,17 +140,3 @@ def listing(owner, category):
     TypeSpecificRecordFactory(property=listing, kind="apartment")
     ImageFactory(property=listing)
     return listing
-
-
-@pytest.fixture
-def redis_cache(settings):
-    """The platform's cache on Redis, as in production, under a key prefix of its own."""
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "config.cache.KeptClientRedisCache",
-            "LOCATION": REDIS_URL,
-            "KEY_PREFIX": f"test-{uuid.uuid4().hex}",
-        }
-    }
-    yield cache
-    cache.clear()

@@ -1,18 +1,15 @@
-"""Counts of public searches from the groups PostgreSQL keeps (listings.groups)."""
+"""Counts of public searches from the groups PostgreSQL keeps (listings.search.groups)."""
 
 import collections
+import re
 from decimal import Decimal
 
 import pytest
 from django.db import connection
-from django.db.models import Q
 from django.test.utils import CaptureQueriesContext
 
-from config.api.pagination import PropertyPagination
-from listings import groups, services
-from listings.cache import PublicCounts
+from listings import services
 from listings.demo_bulk import bulk_seed
-from listings.groups import grouped_count_statement
 from listings.models import (
     HIDDEN_STATUSES,
     Property,
@@ -21,6 +18,8 @@ from listings.models import (
     PublicListingGroup,
     TransactionType,
 )
+from listings.search import groups, pages
+from listings.search.counting import grouped_count_statement
 from tests.factories import CategoryFactory, ListingFactory, TypeSpecificRecordFactory
 from tests.properties.support import PROPERTIES_URL
 
@@ -127,7 +126,7 @@ def test_price_bands_are_postgresqls_width_buckets():
     # when PostgreSQL numbers them
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT width_bucket(price, {groups._edges_literal()})"  # noqa: S608
+            "SELECT listings_price_band(price)"
             " FROM unnest(%s::numeric[]) WITH ORDINALITY AS prices (price, place) ORDER BY place",
             [prices],
         )
@@ -137,15 +136,30 @@ def test_price_bands_are_postgresqls_width_buckets():
     assert numbered == [groups.price_band(price) for price in prices]
 
 
-def test_the_installed_trigger_function_is_the_codes():
+@pytest.mark.parametrize(
+    "function",
+    [
+        "listings_price_band",
+        "listings_public_group_keys",
+        "listings_public_groups_follow",
+        "listings_public_groups_clear",
+    ],
+)
+def test_the_installed_functions_are_the_sql_files(function):
+    # given the function's body as the SQL file writes it
+    written = re.search(
+        rf"CREATE OR REPLACE FUNCTION {function}\(.*?AS (\$\w*\$)(.*?)\1",
+        groups.SQL_FILE.read_text(),
+        re.DOTALL,
+    )
+
     # when the function the migrations installed is read back
     with connection.cursor() as cursor:
-        cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = %s", [groups.FUNCTION])
+        cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = %s", [function])
         (installed,) = cursor.fetchone()
 
-    # then it is what listings.groups writes today: a change needs a migration that installs
-    # it again
-    assert installed == groups.function_body()
+    # then it is the file's: a change to the file needs a migration that runs it again
+    assert installed == written.group(2)
 
 
 def test_the_matches_are_not_counted_when_the_groups_decide():
@@ -185,36 +199,14 @@ def test_a_search_the_groups_hold_is_counted_exactly_past_the_limit(anonymous_cl
     with CaptureQueriesContext(connection) as queries:
         response = anonymous_client.get(PROPERTIES_URL, {"transactionType": "RENT", "limit": 4})
 
-    # then the count is exact, and the page is read in the usual three statements (no
+    # then the count is exact, and the page is read in the usual statements: the count in
+    # its own transaction (BEGIN, its timeout, the count, COMMIT), the ids, the rows (no
     # transaction is open, as in a web request)
     body = response.json()
     assert (body["totalItems"], body["totalItemsExact"], body["totalPages"]) == (6, True, 2)
     assert len(body["properties"]) == 4
-    assert len(queries) == 3
-
-
-def test_a_count_from_the_groups_alone_is_not_kept_but_added_up_again(
-    anonymous_client, settings, monkeypatch
-):
-    # given the cache of public reads on, and a search the groups count exactly (no price
-    # range), its first page read
-    settings.PUBLIC_READ_CACHE_SECONDS = 60
-    kept = []
-    monkeypatch.setattr(PublicCounts, "store", lambda counts, *args: kept.append(args))
-    ListingFactory.create_batch(3, transaction_type=TransactionType.RENT)
-    first = anonymous_client.get(PROPERTIES_URL, {"transactionType": "RENT", "limit": 2})
-
-    # when its second page is read
-    with CaptureQueriesContext(connection) as queries:
-        second = anonymous_client.get(
-            PROPERTIES_URL, {"transactionType": "RENT", "limit": 2, "page": 2}
-        )
-
-    # then no count was kept: the second page added the groups up again
-    assert (first.json()["totalItems"], second.json()["totalItems"]) == (3, 3)
-    assert kept == []
-    table = PublicListingGroup._meta.db_table
-    assert len([query for query in queries if table in query["sql"]]) == 1
+    assert [query["sql"] for query in queries][::3] == ["BEGIN", "COMMIT"]
+    assert len(queries) == 6
 
 
 @pytest.mark.parametrize(
@@ -247,12 +239,12 @@ def test_a_price_range_past_the_limit_in_whole_bands_is_not_counted(
 @pytest.mark.parametrize(
     ("prices", "outside"),
     [
-        ((None, None), ()),
-        (("1000", None), ()),
-        (("1050", None), (Q(price__lt=Decimal("1200")),)),
-        ((None, "2200"), (Q(price__gte=Decimal("2200")),)),
-        ((None, "2199.99"), (Q(price__gte=Decimal("1800")),)),
-        (("1050", "2500"), (Q(price__lt=Decimal("1200")), Q(price__gte=Decimal("2200")))),
+        ((None, None), {}),
+        (("1000", None), {}),
+        (("1050", None), {"below": Decimal("1200")}),
+        ((None, "2200"), {"above": Decimal("2200")}),
+        ((None, "2199.99"), {"above": Decimal("1800")}),
+        (("1050", "2500"), {"below": Decimal("1200"), "above": Decimal("2200")}),
         (("1050", "1150"), None),
     ],
 )
@@ -264,14 +256,9 @@ def test_the_matches_left_to_count_lie_outside_the_whole_bands(prices, outside):
 
     # when the matches left to count past the whole bands are asked for
     edges = search.outside_edges()
-    conditions = (
-        None
-        if edges is None
-        else tuple(groups.GroupedSearch.edge_condition(*edge) for edge in edges.items())
-    )
 
     # then they are the prices below and above them (None: every match, no whole band)
-    assert conditions == outside
+    assert edges == outside
 
 
 @pytest.mark.parametrize(
@@ -377,7 +364,7 @@ def test_more_matches_than_the_limit_are_walked_even_when_counted_exactly(
     # given six listings for sale, counted exactly by the groups, and walks that would
     # always be judged dearer than sorting
     settings.PROPERTY_LIST_EXACT_COUNT_LIMIT = limit
-    monkeypatch.setattr(PropertyPagination, "walk_unevenness", 10**9)
+    monkeypatch.setattr(pages, "WALK_UNEVENNESS", 10**9)
     ListingFactory.create_batch(6, transaction_type=TransactionType.SALE)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE listings_property")

@@ -12,12 +12,14 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from djangorestframework_camel_case.render import CamelCaseJSONRenderer
 
-from config.api.pagination import PropertyPagination, capped_count, sorted_after_filtering
 from config.api.renderers import CamelCasedJSONRenderer
 from listings import selectors
 from listings.api.serializers import PropertyListItemSerializer, property_list_items
-from listings.filters import SORTS
 from listings.models import Property, PropertyStatus, PropertyType, TransactionType
+from listings.search import pages
+from listings.search.counting import SearchCount, capped_count
+from listings.search.pages import page_ids, sorted_after_filtering
+from listings.search.params import SORTS
 from tests.api.support import assert_problem
 from tests.factories import ImageFactory, ListingFactory, TypeSpecificRecordFactory
 from tests.properties.support import (
@@ -338,7 +340,7 @@ def test_list_items_equal_what_the_model_serializer_makes(rf, owner):
     everything = Property.objects.order_by("-created_at", "-id")
 
     # when the page is built by the fast path and by the model serializer
-    rows = selectors.property_list_page(everything, offset=0, limit=20)
+    rows = selectors.property_list_rows(list(everything.values_list("pk", flat=True)))
     fast = property_list_items(rows, request=request)
     slow = PropertyListItemSerializer(
         selectors.property_list_loading(everything), many=True, context={"request": request}
@@ -465,21 +467,31 @@ def test_a_timeout_firing_as_a_count_ends_never_cancels_the_next_statement():
 
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
-def test_outside_a_transaction_a_timed_count_is_one_statement_to_the_database():
+def test_outside_a_transaction_a_timed_count_runs_in_its_own():
     # given listings, and no transaction open (as a web request runs)
     ListingFactory.create_batch(3)
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW statement_timeout")
+        before = cursor.fetchone()[0]
 
     # when a count with a timeout is made
     with CaptureQueriesContext(connection) as queries:
         counted = capped_count(Property.objects.all(), 10, timeout_ms=1000)
 
-    # then the timeout, the table's size and the count went as one query string
+    # then the timeout and the count went in one transaction of their own, and the
+    # connection's timeout is what it was
     assert counted.matches == 3
     assert counted.table_rows is not None
-    assert len(queries) == 1
-    assert "set_config('statement_timeout'" in queries[0]["sql"]
-    assert "SELECT COUNT(*)" in queries[0]["sql"]
+    statements = [query["sql"] for query in queries]
+    assert statements[0] == "BEGIN"
+    assert "set_config('statement_timeout'" in statements[1]
+    assert "SELECT COUNT(*)" in statements[2]
+    assert statements[3] == "COMMIT"
+    assert len(statements) == 4
     assert connection.get_autocommit()
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW statement_timeout")
+        assert cursor.fetchone()[0] == before
 
 
 @pytest.mark.postgres_only
@@ -524,7 +536,7 @@ def test_sorted_after_filtering_leaves_orders_on_annotations_alone():
 def test_few_matches_in_a_large_table_are_sorted_not_walked(anonymous_client, monkeypatch):
     # given twenty listings, analysed, of which three are in Segovia, and walks trusted to
     # read what an even spread of the matches would make them read
-    monkeypatch.setattr(PropertyPagination, "walk_unevenness", 1)
+    monkeypatch.setattr(pages, "WALK_UNEVENNESS", 1)
     make_listings(17)
     in_segovia = [
         ListingFactory(municipality="Segovia", price=Decimal(price)) for price in (3, 1, 2)
@@ -587,6 +599,13 @@ def test_a_walk_by_date_trusts_an_even_spread(anonymous_client):
     assert not any(SORTED_AFTER_FILTERING in query["sql"] for query in queries.captured_queries)
 
 
+def read_page(listings, *, offset: int, limit: int) -> list[dict]:
+    """A page of `listings` as the search reads it, with a count that leaves the order to
+    the walk (an estimate: no sorting of the matches themselves)."""
+    ids = page_ids(listings, count=SearchCount(1, False), offset=offset, limit=limit)
+    return selectors.property_list_rows(ids)
+
+
 @pytest.mark.parametrize("sort", [*SORTS])
 def test_a_page_is_found_by_its_ids_first_in_the_same_order(sort):
     # given listings whose prices, areas and ages differ, some of them equal
@@ -596,8 +615,8 @@ def test_a_page_is_found_by_its_ids_first_in_the_same_order(sort):
 
     # when the second page of three is read, plainly and with the order taken from the indexes
     with CaptureQueriesContext(connection) as queries:
-        rows = selectors.property_list_page(listings, offset=3, limit=3)
-    resorted = selectors.property_list_page(sorted_after_filtering(listings), offset=3, limit=3)
+        rows = read_page(listings, offset=3, limit=3)
+    resorted = read_page(sorted_after_filtering(listings), offset=3, limit=3)
 
     # then both are the listings the slice holds, in its order, picked by their ids first:
     # the offset is taken over ids alone, and the rows are read by those ids
@@ -612,21 +631,22 @@ def test_a_page_is_found_by_its_ids_first_in_the_same_order(sort):
     assert "OFFSET" not in rows_query
 
 
-def test_a_page_ordered_on_an_alias_is_read_as_it_is():
-    # given listings ordered on an alias, which a query around the page's ids cannot repeat
+def test_a_page_ordered_on_an_alias_is_found_by_its_ids_first_too():
+    # given listings ordered on an alias (as a text search orders by its rank)
     for number in range(5):
         ListingFactory(price=Decimal(1000 + number))
     listings = Property.objects.alias(twice=F("price") * 2).order_by("-twice", "id")
 
     # when a page is read
     with CaptureQueriesContext(connection) as queries:
-        rows = selectors.property_list_page(listings, offset=1, limit=2)
+        rows = read_page(listings, offset=1, limit=2)
 
-    # then it is the slice, read whole by one query with its offset
+    # then it is the slice: its ids in the alias's order, then their rows
     assert [row["id"] for row in rows] == list(listings.values_list("id", flat=True)[1:3])
-    rows_query = queries.captured_queries[0]["sql"]
+    ids_query, rows_query = (query["sql"] for query in queries.captured_queries[:2])
+    assert "OFFSET 1" in ids_query
     assert '"listings_property"."title"' in rows_query
-    assert "OFFSET 1" in rows_query
+    assert "OFFSET" not in rows_query
 
 
 # --- How deep a search can be paged ---------------------------------------------------------

@@ -1,9 +1,9 @@
-"""The price bands a search's range covers wholly and touches (listings.groups)."""
+"""The price bands a search's range covers wholly and touches (listings.search.groups)."""
 
 import itertools
 from decimal import Decimal
 
-from listings.groups import LAST_BAND, PRICE_BAND_EDGES, GroupedSearch
+from listings.search.groups import LAST_BAND, PRICE_BAND_EDGES, GroupedSearch
 
 
 def floor(band: int) -> Decimal:

@@ -5,26 +5,20 @@ from decimal import Decimal
 import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection
+from django.db.models import Value
 from django.test.utils import CaptureQueriesContext
 
-from config.api.pagination import count_statement, matches_statement
-from listings import selectors
-from listings.filters import PropertyFilter
 from listings.models import Property, PropertyStatus, PropertyType, TransactionType
+from listings.search import search_matches, search_params
 from tests.factories import (
     ImageFactory,
     ListingFactory,
     TypeSpecificRecordFactory,
     VideoFactory,
 )
-from tests.prepared import prepared_runs, runs_since
 from tests.properties.support import PROPERTIES_URL, property_url
 
 pytestmark = pytest.mark.django_db
-
-# The kept statements of the detail and of the list's rows, as pg_prepared_statements shows them.
-DETAIL_STATEMENT = '%"listings_property"."id" = $3) LIMIT 1'
-ROWS_STATEMENT = '%"listings_property"."id" = ANY($1)'
 
 # A list page: the count (on PostgreSQL inside a savepoint with its own statement timeout:
 # savepoint, set, count, reset, release; past the exact limit, the planner's estimate),
@@ -135,17 +129,15 @@ def test_detail_costs_the_same_with_or_without_media(clients, owner):
 
 
 @pytest.mark.postgres_only
-def test_q_filter_uses_the_full_text_gin_index():
+def test_q_filter_uses_the_full_text_gin_index(admin_user):
     # given
     ListingFactory.create_batch(5, title="Sunny penthouse")
     # All listings (as an admin sees them): on five rows the planner could as well walk one
     # of the public searches' partial indexes, which says nothing about the text index.
-    listings = Property.objects.all()
     # With a sort and then unordered: a relevance search walks its newest matches by date
     # (ranked_window); the matching itself is what the text index serves.
-    searched = PropertyFilter(
-        {"q": "sunny penthouse", "sort": "price"}, queryset=listings
-    ).qs.order_by()
+    query = {"q": "sunny penthouse", "sort": "price"}
+    searched = search_matches(viewer=admin_user, params=search_params(query)).order_by()
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
 
@@ -165,9 +157,9 @@ def count_planned_with_only(index: str, query: dict) -> tuple[str, str, int]:
     along are a tie (at 1,000,000 listings the index under test is chosen: docs/
     performance.md); so the others go, inside the test's transaction.
     """
-    public = selectors.property_visible_to(viewer=AnonymousUser())
-    searched = PropertyFilter(query, queryset=public).qs
-    statement = count_statement(matches_statement(searched), 10_001)
+    searched = search_matches(viewer=AnonymousUser(), params=search_params(query))
+    sql, params = searched.order_by().values(one=Value(1)).query.sql_with_params()
+    statement = (f"SELECT COUNT(*) FROM ({sql} LIMIT 10001) AS capped", params)  # noqa: S608
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT indexname FROM pg_indexes WHERE tablename = 'listings_property'"
@@ -236,7 +228,7 @@ def test_a_count_of_a_kind_a_transaction_and_bedrooms_can_seek_them_in_one_index
 
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
-def test_on_postgresql_a_page_is_three_queries_and_a_detail_one(clients):
+def test_on_postgresql_a_page_is_three_statements_and_a_detail_one(clients):
     # given listings with photos and videos, and no transaction open (as a web request runs)
     listing = ListingFactory()
     TypeSpecificRecordFactory(property=listing, kind=PropertyType.HOUSE)
@@ -252,10 +244,13 @@ def test_on_postgresql_a_page_is_three_queries_and_a_detail_one(clients):
     with CaptureQueriesContext(connection) as detail_queries:
         detail = clients["anonymous"].get(property_url(listing.id))
 
-    # then the page is its count, its ids and their rows with their photos; the detail is
-    # one query holding the photos and videos, in gallery order
+    # then the page is its count (timed in a transaction of its own), its ids and their
+    # rows with their photos; the detail is one query holding the photos and videos, in
+    # gallery order
     assert (page.status_code, detail.status_code) == (200, 200)
-    assert len(page_queries) == 3, [query["sql"][:80] for query in page_queries]
+    statements = [query["sql"] for query in page_queries]
+    assert statements[0] == "BEGIN" and statements[3] == "COMMIT", statements
+    assert len(statements) == 6, [statement[:80] for statement in statements]
     assert len(detail_queries) == 1, [query["sql"][:80] for query in detail_queries]
     items = {item["id"]: item for item in page.json()["properties"]}
     assert len(items) == 4
@@ -267,44 +262,3 @@ def test_on_postgresql_a_page_is_three_queries_and_a_detail_one(clients):
     assert [image["id"] for image in body["images"]] == [photo.id for photo in by_position]
     assert [video["id"] for video in body["videos"]] == [videos[1].id, videos[0].id]
     assert body["videos"][0]["createdAt"] == videos[1].created_at.isoformat().replace("+00:00", "Z")
-
-
-@pytest.mark.postgres_only
-@pytest.mark.django_db(transaction=True)
-def test_on_postgresql_visitors_details_share_one_prepared_statement(clients):
-    # given listings
-    listings = ListingFactory.create_batch(3)
-    before = prepared_runs(DETAIL_STATEMENT)
-
-    # when visitors and customers read their details
-    for listing in listings:
-        for viewer in ("anonymous", "customer"):
-            response = clients[viewer].get(property_url(listing.id))
-            assert response.status_code == 200
-            assert response.json()["id"] == listing.id
-
-    # then every read ran the one statement the connection prepared for them
-    assert list(runs_since(before, DETAIL_STATEMENT).values()) == [6]
-
-
-@pytest.mark.postgres_only
-@pytest.mark.django_db(transaction=True)
-def test_on_postgresql_pages_of_any_search_share_one_prepared_statement_of_rows(clients):
-    # given listings of two kinds with photos
-    for kind in (PropertyType.HOUSE, PropertyType.APARTMENT):
-        for _ in range(3):
-            listing = ListingFactory()
-            TypeSpecificRecordFactory(property=listing, kind=kind)
-            ImageFactory(property=listing)
-
-    before = prepared_runs(ROWS_STATEMENT)
-
-    # when visitors read pages of different searches, sizes and orders
-    searches = [{}, {"type": "house"}, {"limit": 2, "page": 2}, {"sort": "price"}]
-    for parameters in searches:
-        response = clients["anonymous"].get(PROPERTIES_URL, parameters)
-        assert response.status_code == 200
-        assert response.json()["properties"]
-
-    # then each page's rows were read by the one statement prepared for them
-    assert list(runs_since(before, ROWS_STATEMENT).values()) == [4]

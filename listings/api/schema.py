@@ -1,0 +1,41 @@
+"""The OpenAPI description of GET /properties' query parameters, made from the search's own
+parameters (listings.search.params.PARAMETERS): each parameter's form field says its type,
+choices and limits (config.api.schema.form_field_limits), so the schema cannot drift from
+what the server enforces."""
+
+from django import forms
+from drf_spectacular.utils import OpenApiParameter
+
+from config.api.schema import form_field_limits
+from listings.search.params import PARAMETERS, BboxField
+
+NUMBER = r"-?\d+(\.\d+)?"
+
+
+def _schema(field: forms.Field) -> dict:
+    """The OpenAPI schema of the values a form field accepts."""
+    if isinstance(field, forms.ChoiceField):
+        return {"type": "string", "enum": [value for value, _label in field.choices]}
+    if isinstance(field, BboxField):
+        return {"type": "string", "pattern": rf"^{NUMBER},{NUMBER},{NUMBER},{NUMBER}$"}
+    limits = form_field_limits(field)
+    # Django's DecimalField and FloatField are IntegerFields too.
+    if isinstance(field, forms.IntegerField):
+        whole = not isinstance(field, forms.DecimalField | forms.FloatField)
+        bounds = {key: limits[key] for key in ("minimum", "maximum") if key in limits}
+        return {"type": "integer" if whole else "number", **bounds}
+    return {"type": "string", **limits}
+
+
+def search_parameters() -> list[OpenApiParameter]:
+    """Every search parameter of GET /properties; sent empty, each filters nothing."""
+    return [
+        OpenApiParameter(
+            name,
+            type=_schema(parameter.field()),
+            location=OpenApiParameter.QUERY,
+            description=parameter.description,
+            allow_blank=True,
+        )
+        for name, parameter in PARAMETERS.items()
+    ]

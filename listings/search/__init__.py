@@ -1,0 +1,107 @@
+"""The listing search: every read of "the listings matching these criteria".
+
+    params = search_params(request.GET)          # params.py: read and check the criteria
+    result = listing_search(viewer=user, params=params, page=1, limit=10)
+
+The API's list (GET /properties), the website's search page and anything else that searches
+listings call `listing_search`. Its path, each step in one module:
+
+1. params.py: the criteria (SearchParams) from a query string, or SearchParamsInvalid;
+   the page's offset within the result window (search_page).
+2. query.py: the listings the viewer may see that match, in the search's order.
+3. counting.py: how many (exact up to a limit, then an estimate; groups.py counts public
+   searches from groups of listings PostgreSQL keeps).
+4. pages.py: the page's ids, then their rows (listings.selectors.property_list_rows).
+5. For viewers who see only public listings, the result is kept in the shared cache of
+   public reads (listings.cache) until a write makes it stale.
+"""
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from accounts.models import User
+from listings.cache import public_read
+from listings.search.counting import search_count
+from listings.search.groups import grouped_search
+from listings.search.pages import page_ids
+from listings.search.params import (
+    PARAMETERS,
+    SearchParams,
+    SearchParamsInvalid,
+    search_page,
+    search_params,
+    search_query,
+)
+from listings.search.query import search_matches
+from listings.selectors import property_list_rows, viewer_sees_only_public
+
+__all__ = [
+    "PARAMETERS",
+    "SearchParams",
+    "SearchParamsInvalid",
+    "SearchResult",
+    "listing_search",
+    "search_matches",
+    "search_params",
+    "search_query",
+]
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """One page of a search: its listings, as the search's reader of listings reads them
+    (by default list rows: listings.selectors.property_list_rows), and how many match."""
+
+    rows: list
+    total: int
+    # False when `total` is an estimate (a broad search, past the exact-count limit).
+    exact: bool
+    page: int
+    limit: int
+
+    @property
+    def pages(self) -> int:
+        return math.ceil(self.total / self.limit) if self.total else 0
+
+
+# Reads the listings of a page by their ids, in their order.
+Reader = Callable[[list[str]], list]
+
+
+def _search(
+    *, viewer: User, params: SearchParams, page: int, limit: int, read: Reader
+) -> SearchResult:
+    offset = (page - 1) * limit
+    matches = search_matches(viewer=viewer, params=params)
+    public = viewer_sees_only_public(viewer)
+    count = search_count(matches, grouped=grouped_search(params) if public else None)
+    past_the_end = count.exact and offset >= count.total
+    # A page past an estimated total is still read: the estimate may be short.
+    ids = [] if past_the_end else page_ids(matches, count=count, offset=offset, limit=limit)
+    return SearchResult(read(ids), count.total, count.exact, page, limit)
+
+
+def listing_search(
+    *,
+    viewer: User,
+    params: SearchParams,
+    page: int = 1,
+    limit: int = 10,
+    read: Reader | None = None,
+) -> SearchResult:
+    """One page of the listings the viewer may see that match `params`, and their count.
+
+    `read` reads the page's listings by their ids: list rows by default (the API's); the
+    website reads what its cards show (listings.selectors.property_cards). Raises
+    SearchParamsInvalid (on `page`) for a page past the result window.
+    """
+    search_page(page=page, limit=limit)
+    read = read or property_list_rows
+    if not viewer_sees_only_public(viewer):
+        return _search(viewer=viewer, params=params, page=page, limit=limit, read=read)
+    # Every visitor and customer reads the same public listings: one result for them all.
+    return public_read(
+        ("search", params, page, limit, f"{read.__module__}.{read.__qualname__}"),
+        lambda: _search(viewer=viewer, params=params, page=page, limit=limit, read=read),
+    )

@@ -1,0 +1,164 @@
+"""The listings a search matches, in its order, as the viewer may see them (D7, D8).
+
+`search_matches(viewer=..., params=...)` is the one queryset every count and page of a
+search reads: the viewer's visible listings (listings.selectors.visible_listing), the
+search's conditions applied together in one filter() call, and the search's order.
+"""
+
+import math
+
+from django.conf import settings
+from django.contrib.postgres.search import SearchQuery, SearchRank
+from django.db import connections
+from django.db.models import F, FloatField, Q, QuerySet, Value
+from django.db.models.functions import ASin, Cos, Power, Radians, Sin, Sqrt
+
+from accounts.models import User
+from listings.functions import TownKey
+from listings.models import SEARCH_CONFIG, SEARCH_FIELDS, Property
+from listings.search.params import DEFAULT_ORDER, SORTS, Box, Circle, SearchParams
+from listings.selectors import property_visible_to
+
+EARTH_RADIUS_KM = 6371.0088
+# About 0.1 m: widens the pre-filter box of a radius search past rounding errors.
+BOX_MARGIN_DEGREES = 1e-6
+
+
+def web_search(text: str) -> SearchQuery:
+    """`q` as PostgreSQL reads it: websearch syntax, the configuration of the search document."""
+    return SearchQuery(text, config=SEARCH_CONFIG, search_type="websearch")
+
+
+def longitude_between(west: float, east: float) -> Q:
+    """Longitudes from west to east; west > east means the box crosses the antimeridian."""
+    if west <= east:
+        return Q(longitude__gte=west, longitude__lte=east)
+    return Q(longitude__gte=west) | Q(longitude__lte=east)
+
+
+def within_box(box: Box) -> Q:
+    return Q(latitude__gte=box.south, latitude__lte=box.north) & longitude_between(
+        box.west, box.east
+    )
+
+
+def distance_km(latitude: float, longitude: float):
+    """Great-circle (haversine) distance from a point to each listing, in km."""
+    half_latitude = Radians(F("latitude") - Value(latitude)) / 2
+    half_longitude = Radians(F("longitude") - Value(longitude)) / 2
+    haversine = Power(Sin(half_latitude), 2) + Cos(Radians(Value(latitude))) * Cos(
+        Radians(F("latitude"))
+    ) * Power(Sin(half_longitude), 2)
+    return Value(2 * EARTH_RADIUS_KM, output_field=FloatField()) * ASin(Sqrt(haversine))
+
+
+def around_circle(circle: Circle) -> Q:
+    """A box around the circle, so that the (latitude, longitude) indexes narrow the rows
+    before the distance is computed.
+
+    The box must hold the whole circle, on the same sphere as distance_km: the circle spans
+    r / R radians of latitude, and at latitude phi it reaches asin(sin(r / R) / cos(phi)) east
+    and west, which is wider than r / (R cos(phi)). A circle that reaches a pole spans every
+    longitude. BOX_MARGIN_DEGREES keeps points on the circle itself clear of rounding.
+    """
+    angular_radius = circle.radius_km / EARTH_RADIUS_KM
+    latitude_span = math.degrees(angular_radius) + BOX_MARGIN_DEGREES
+    south = max(-90.0, circle.latitude - latitude_span)
+    north = min(90.0, circle.latitude + latitude_span)
+    every_longitude = Q(latitude__gte=south, latitude__lte=north)
+    if south <= -90 or north >= 90:
+        return every_longitude
+    reach = math.sin(angular_radius) / math.cos(math.radians(circle.latitude))
+    if reach >= 1:
+        return every_longitude
+    longitude_span = math.degrees(math.asin(reach)) + BOX_MARGIN_DEGREES
+    if longitude_span >= 180:
+        return every_longitude
+    west = (circle.longitude - longitude_span + 180) % 360 - 180
+    east = (circle.longitude + longitude_span + 180) % 360 - 180
+    return within_box(Box(west, south, east, north))
+
+
+def _text_condition(text: str, database: str) -> Q:
+    """`q`: PostgreSQL's full-text search on the stored search document; elsewhere every
+    word must appear, in any case, in one of the searched fields."""
+    if connections[database].vendor == "postgresql":
+        return Q(search_document=web_search(text))
+    condition = Q()
+    for word in text.split():
+        anywhere = Q()
+        for field in SEARCH_FIELDS:
+            anywhere |= Q(**{f"{field}__icontains": word})
+        condition &= anywhere
+    return condition
+
+
+# The criteria that are one lookup on a column of the listing itself, by SearchParams
+# attribute. Property.kind and Property.bedrooms are the listing's copies of its record's:
+# no join.
+LOOKUPS = {
+    "kind": "kind",
+    "transaction_type": "transaction_type",
+    "min_price": "price__gte",
+    "max_price": "price__lte",
+    "owner_id": "owner_id",
+    "category_id": "category_id",
+    "status": "status",
+    "min_area": "area__gte",
+    "max_area": "area__lte",
+    "min_bedrooms": "bedrooms__gte",
+}
+
+
+def _conditions(params: SearchParams, database: str) -> list[Q]:
+    """The search's conditions, one for each criterion it has."""
+    conditions = [
+        Q(**{lookup: getattr(params, attribute)})
+        for attribute, lookup in LOOKUPS.items()
+        if getattr(params, attribute) is not None
+    ]
+    if params.municipality is not None:
+        # lower(municipality) = lower(value): served by the lower(municipality) indexes.
+        conditions.append(Q(municipality_lower=params.municipality.lower()))
+    if params.text:
+        conditions.append(_text_condition(params.text, database))
+    if params.box is not None:
+        conditions.append(within_box(params.box))
+    if params.circle is not None:
+        conditions.append(around_circle(params.circle))
+    return conditions
+
+
+def search_matches(*, viewer: User, params: SearchParams) -> QuerySet[Property]:
+    """The listings the viewer may see that match the search, in the search's order."""
+    listings = property_visible_to(viewer=viewer)
+    if params.municipality is not None:
+        listings = listings.alias(municipality_lower=TownKey("municipality"))
+    listings = listings.filter(*_conditions(params, listings.db))
+    if params.circle is not None:
+        circle = params.circle
+        listings = listings.alias(distance=distance_km(circle.latitude, circle.longitude)).filter(
+            distance__lte=circle.radius_km
+        )
+    if params.sort:
+        return listings.order_by(*SORTS[params.sort])
+    if params.text and connections[listings.db].vendor == "postgresql":
+        return ranked_window(listings, params.text)
+    return listings.order_by(*DEFAULT_ORDER)
+
+
+def ranked_window(matches: QuerySet[Property], text: str) -> QuerySet[Property]:
+    """The newest SEARCH_RANK_WINDOW `matches`, best match for `text` first, then newest.
+
+    Ranking every match of a common word reads and scores a large part of the table (0.35 s
+    for a word in one listing in six at 1,000,000 listings); the newest matches come from
+    the date index, checked against the stored search document, and only they are ranked.
+    Like a search engine's result window, older matches are reached with `sort` or
+    narrower filters (docs/api.md).
+    """
+    window = matches.order_by(*DEFAULT_ORDER).values("pk")[: settings.SEARCH_RANK_WINDOW]
+    return (
+        Property.objects.filter(pk__in=window)
+        .alias(rank=SearchRank(F("search_document"), web_search(text)))
+        .order_by("-rank", *DEFAULT_ORDER)
+    )
