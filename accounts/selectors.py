@@ -3,9 +3,14 @@
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
-from accounts.models import AccessToken, Owner, User
+from accounts.models import AccessToken, Owner, User, UserType
 from accounts.tokens import token_hash
 from listings.models import Property
+
+
+def is_admin(user) -> bool:
+    """Whether the user (anonymous visitors included) is an administrator (D7)."""
+    return bool(user and user.is_authenticated and user.user_type == UserType.ADMIN)
 
 
 def access_token_find(*, token: str) -> AccessToken | None:

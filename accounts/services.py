@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from accounts.models import AccessToken, Admin, Customer, Owner, User, UserType
 from accounts.tokens import token_generate, token_hash
-from config.api.errors import (
+from config.errors import (
     Conflict,
     InvalidCredentials,
     PermissionRefused,

@@ -17,8 +17,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 from accounts.forms import LoginForm, PasswordChangeForm, ProfileForm, RegisterForm
 from accounts.models import UserType
 from accounts.services import user_authenticate, user_register, user_update
-from config.api.errors import DomainError
 from config.api.throttling import LOGIN_THROTTLES, RegisterAddressThrottle, page_request_wait
+from config.errors import DomainError
 from config.website import TOO_MANY_ATTEMPTS, add_domain_error, next_url
 
 

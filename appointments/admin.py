@@ -6,7 +6,7 @@ from django.db import transaction
 from appointments import services
 from appointments.models import Appointment
 from config.admin import ReadOnlyModelAdmin
-from config.api.errors import DomainError
+from config.errors import DomainError
 
 
 @admin.register(Appointment)

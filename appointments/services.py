@@ -20,7 +20,7 @@ from appointments.models import (
     AppointmentStatus,
 )
 from appointments.rules import APPOINTMENT_MOVES, CUSTOMER, OWNER, RESCHEDULABLE, RESCHEDULERS
-from config.api.errors import Conflict, InvalidTransition, PermissionRefused, ValidationFailed
+from config.errors import Conflict, InvalidTransition, PermissionRefused, ValidationFailed
 from listings.models import Property, PropertyStatus
 from notifications.events import event_record, representation
 from notifications.models import EventType, NotificationStatus

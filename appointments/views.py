@@ -17,7 +17,7 @@ from appointments.forms import RescheduleForm, VisitRequestForm
 from appointments.models import Appointment
 from appointments.rules import APPOINTMENT_MOVES, CUSTOMER, OWNER, RESCHEDULABLE, RESCHEDULERS
 from appointments.selectors import appointment_list_loading, appointment_visible_to
-from config.api.errors import DomainError
+from config.errors import DomainError
 from config.website import add_domain_error, next_url, owner_required
 from listings.views import listing_page, visible_listing
 

@@ -14,8 +14,8 @@ from django.http import HttpResponseRedirect
 from django.urls import reverse
 
 from accounts.forms import OwnPasswordChangeForm
-from config.api.errors import DomainError
 from config.api.throttling import LOGIN_THROTTLES, page_request_wait
+from config.errors import DomainError
 from config.website import TOO_MANY_ATTEMPTS
 
 

@@ -20,7 +20,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import defaults
 
 from accounts.models import UserType
-from config.api.errors import DomainError
+from config.errors import DomainError
 from config.uploads import FileTooLarge
 
 OWNERS_ONLY = "The owner area is for owner accounts. Register as an owner to list a property."

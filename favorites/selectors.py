@@ -3,8 +3,8 @@
 from django.db.models import F, Prefetch, QuerySet
 
 from accounts.models import User
-from config.api.errors import PermissionRefused
-from config.api.permissions import is_admin
+from accounts.selectors import is_admin
+from config.errors import PermissionRefused
 from favorites.models import Favorite
 from listings.selectors import gallery_files, property_visible_to
 from media_app.models import Image

@@ -3,7 +3,7 @@
 from django.db import IntegrityError, transaction
 
 from accounts.models import User
-from config.api.errors import Conflict, NotFound, PermissionRefused
+from config.errors import Conflict, NotFound, PermissionRefused
 from favorites.api.serializers import FavoriteSerializer
 from favorites.models import Favorite
 from listings.models import Property

@@ -8,7 +8,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from config.api.errors import Conflict, DomainError, NotFound
+from config.errors import Conflict, DomainError, NotFound
 from config.website import next_url
 from favorites.selectors import favorite_list
 from favorites.services import favorite_add, favorite_remove_for

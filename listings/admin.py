@@ -15,7 +15,7 @@ from django.template.response import TemplateResponse
 
 from accounts.models import Owner
 from config.admin import ReadOnlyModelAdmin, ServiceModelAdmin, adopt_saved
-from config.api.errors import Conflict, DomainError
+from config.errors import Conflict, DomainError
 from listings import services
 from listings.models import (
     KIND_FIELDS,

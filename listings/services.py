@@ -6,7 +6,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
 
 from accounts.models import Owner, User, UserType
-from config.api.errors import (
+from config.errors import (
     Conflict,
     InvalidTransition,
     PermissionRefused,

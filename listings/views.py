@@ -15,8 +15,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from appointments.forms import VisitRequestForm
-from config.api.errors import DomainError
 from config.api.throttling import REQUEST_THROTTLES, page_request_wait
+from config.errors import DomainError
 from config.website import add_domain_error, owner_required
 from favorites.selectors import favorite_visible_to
 from listings import selectors, services

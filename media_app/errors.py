@@ -2,7 +2,7 @@
 
 from rest_framework import status
 
-from config.api.errors import DomainError
+from config.errors import DomainError
 
 
 class UnsupportedMedia(DomainError):

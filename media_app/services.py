@@ -17,7 +17,7 @@ from django.core.files.storage import default_storage
 from django.db import models, transaction
 
 from accounts.models import User
-from config.api.errors import Conflict, NotFound, PermissionRefused, ValidationFailed
+from config.errors import Conflict, NotFound, PermissionRefused, ValidationFailed
 from config.ids import new_id
 from listings.cache import public_reads_changed
 from listings.models import Property

@@ -17,8 +17,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
-from config.api.errors import DomainError
 from config.api.throttling import UploadThrottle, page_request_wait
+from config.errors import DomainError
 from config.uploads import FileTooLarge
 from config.website import owner_required
 from listings.views import owned_listing

@@ -11,7 +11,7 @@ from django.contrib.admin import ActionLocation
 from django.db.models import QuerySet
 
 from config.admin import ReadOnlyModelAdmin, ServiceModelAdmin, adopt_saved
-from config.api.errors import DomainError
+from config.errors import DomainError
 from notifications import services
 from notifications.delivery import delivery_retry_now
 from notifications.models import (

@@ -25,7 +25,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from rest_framework.fields import DateTimeField
 
-from config.api.errors import Conflict
+from config.errors import Conflict
 from listings.models import Property
 from notifications import services
 from notifications.models import (

@@ -3,8 +3,8 @@
 from django.db.models import F, Prefetch, QuerySet, prefetch_related_objects
 
 from accounts.models import User
-from config.api.errors import PermissionRefused
-from config.api.permissions import is_admin
+from accounts.selectors import is_admin
+from config.errors import PermissionRefused
 from listings.models import Property
 from listings.selectors import gallery_files
 from media_app.models import Image

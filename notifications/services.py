@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import transaction
 
 from accounts.models import User, UserType
-from config.api.errors import Conflict, PermissionRefused, ValidationFailed
+from config.errors import Conflict, PermissionRefused, ValidationFailed
 from listings.models import Property
 from notifications.api.serializers import NotificationDetailSerializer
 from notifications.events import NewEvent, events_record, representation

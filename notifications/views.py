@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from config.api.errors import DomainError
+from config.errors import DomainError
 from config.website import next_url
 from notifications.selectors import notification_list, notification_visible_to
 from notifications.services import notification_mark_all_read, notification_mark_read

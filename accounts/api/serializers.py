@@ -7,8 +7,8 @@ from rest_framework import serializers
 
 from accounts.models import Owner, User, UserType
 from accounts.services import password_check
-from config.api.errors import ValidationFailed
 from config.api.json_types import JSONTypedSerializer
+from config.errors import ValidationFailed
 from listings.api.serializers import PropertyTypeField
 from listings.models import Property
 

@@ -18,8 +18,8 @@ from django.views.decorators.csrf import csrf_exempt
 from djangorestframework_camel_case.util import camelize_re, underscore_to_camel
 from rest_framework import exceptions, status
 
-from config.api.errors import DomainError
 from config.api.parsers import PayloadTooLarge
+from config.errors import DomainError
 from config.uploads import FileTooLarge
 
 logger = logging.getLogger("config.api")

@@ -10,7 +10,7 @@ from django.http import QueryDict
 from drf_spectacular.utils import OpenApiParameter, extend_schema_field
 from rest_framework import serializers
 
-from config.api.errors import ValidationFailed
+from config.errors import ValidationFailed
 from config.ids import ID_LENGTH, ID_MESSAGE, ID_PATTERN, id_validator, is_id
 
 # The schema of an id, wherever the API reads or shows one.

@@ -3,10 +3,7 @@
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
 from accounts.models import UserType
-
-
-def is_admin(user) -> bool:
-    return bool(user and user.is_authenticated and user.user_type == UserType.ADMIN)
+from accounts.selectors import is_admin
 
 
 class IsAdmin(BasePermission):

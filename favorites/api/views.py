@@ -7,10 +7,10 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from accounts.models import User
-from config.api.errors import NotFound, PermissionRefused, ValidationFailed
 from config.api.fields import id_parameter, query_id
 from config.api.renderers import CamelCasedActionsMixin
 from config.api.schema import AutoSchema
+from config.errors import NotFound, PermissionRefused, ValidationFailed
 from favorites import selectors, services
 from favorites.api.serializers import (
     FavoriteCreateSerializer,

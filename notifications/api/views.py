@@ -8,12 +8,13 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from accounts.models import User
-from config.api.errors import PermissionRefused, ValidationFailed
+from accounts.selectors import is_admin
 from config.api.fields import id_parameter, query_id
 from config.api.pagination import DataPagination
-from config.api.permissions import IsAdmin, IsOwnerUser, is_admin
+from config.api.permissions import IsAdmin, IsOwnerUser
 from config.api.renderers import CamelCasedActionsMixin
 from config.api.throttling import WebhookRegisterThrottle
+from config.errors import PermissionRefused, ValidationFailed
 from notifications import selectors, services
 from notifications.api.serializers import (
     MarkAllReadResultSerializer,

@@ -5,7 +5,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import UserType
 from accounts.services import access_token_issue, user_delete
-from config.api.errors import InvalidTransition
+from config.errors import InvalidTransition
 from listings import services
 from listings.models import ModerationLog, PropertyStatus
 from listings.services import property_change_status

@@ -8,7 +8,7 @@ from django.db import IntegrityError, transaction
 
 from appointments import services
 from appointments.models import Appointment, AppointmentStatus
-from config.api.errors import Conflict
+from config.errors import Conflict
 from tests.appointments.conftest import signed_in_client
 from tests.appointments.support import APPOINTMENTS_URL, at, iso
 from tests.factories import AppointmentFactory, ListingFactory, UserFactory

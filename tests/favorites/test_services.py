@@ -2,7 +2,7 @@
 
 import pytest
 
-from config.api.errors import Conflict, NotFound, PermissionRefused
+from config.errors import Conflict, NotFound, PermissionRefused
 from favorites import services
 from favorites.models import Favorite
 from tests.factories import FavoriteFactory, ListingFactory

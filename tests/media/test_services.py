@@ -6,7 +6,7 @@ import pytest
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from config.api.errors import PermissionRefused, ValidationFailed
+from config.errors import PermissionRefused, ValidationFailed
 from listings.models import Property
 from media_app import cleanup, services
 from media_app.errors import MediaTooLarge, UnsupportedMedia

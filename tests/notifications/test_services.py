@@ -2,7 +2,7 @@
 
 import pytest
 
-from config.api.errors import PermissionRefused
+from config.errors import PermissionRefused
 from notifications import services
 from notifications.models import Notification, NotificationStatus
 from tests.factories import ListingFactory, NotificationFactory

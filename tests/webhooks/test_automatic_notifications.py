@@ -20,7 +20,7 @@ from appointments.services import (
     appointment_confirm,
     appointment_reschedule,
 )
-from config.api.errors import InvalidTransition
+from config.errors import InvalidTransition
 from favorites.services import favorite_add
 from listings.models import Property, PropertyStatus, TransactionType
 from listings.services import property_change_status, property_update

@@ -19,7 +19,7 @@ from appointments.services import (
     appointment_confirm,
     appointment_reschedule,
 )
-from config.api.errors import InvalidTransition
+from config.errors import InvalidTransition
 from favorites.services import favorite_add
 from listings.api.serializers import PropertySerializer
 from listings.models import Property, PropertyStatus, TransactionType

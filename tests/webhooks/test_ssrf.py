@@ -10,7 +10,7 @@ import socket
 
 import pytest
 
-from config.api.errors import ValidationFailed
+from config.errors import ValidationFailed
 from notifications.models import WebhookEndpoint
 from notifications.services import webhook_register
 from notifications.targets import TargetRefused, target_check

@@ -15,7 +15,7 @@ from django.core.management.base import CommandError
 
 from accounts.models import User
 from accounts.services import password_check, user_password_set
-from config.api.errors import ValidationFailed
+from config.errors import ValidationFailed
 
 ATTEMPTS = 3
 

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from config.api.errors import DomainError
+from config.errors import DomainError
 from notifications.delivery import delivery_attempt, delivery_retry_now
 from notifications.models import DeliveryStatus, WebhookDelivery
 

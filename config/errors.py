@@ -1,16 +1,17 @@
 """Domain errors raised by services; the API turns each into a problem document (D5).
 
 Services raise these instead of HTTP exceptions so that the website and the admin can show
-the same rule's message in their own way.
+the same rule's message in their own way. Each carries the HTTP status the API answers it
+with (config.api.exceptions), as a plain number: the domain knows nothing of the API.
 """
 
-from rest_framework import status
+from http import HTTPStatus
 
 
 class DomainError(Exception):
     """A business rule refused an operation; `code` is stable and documented."""
 
-    status_code = status.HTTP_400_BAD_REQUEST
+    status_code = HTTPStatus.BAD_REQUEST.value
     code = "validation_error"
     title = "Invalid request"
     # Code of the entry in `errors` when the error names a field; defaults to `code`.
@@ -31,13 +32,13 @@ class ValidationFailed(DomainError):
 
 
 class PermissionRefused(DomainError):
-    status_code = status.HTTP_403_FORBIDDEN
+    status_code = HTTPStatus.FORBIDDEN.value
     code = "permission_denied"
     title = "Permission denied"
 
 
 class NotFound(DomainError):
-    status_code = status.HTTP_404_NOT_FOUND
+    status_code = HTTPStatus.NOT_FOUND.value
     code = "not_found"
     title = "Not found"
 
@@ -45,7 +46,7 @@ class NotFound(DomainError):
 class Conflict(DomainError):
     """The resource already exists or is in use (409 conflict)."""
 
-    status_code = status.HTTP_409_CONFLICT
+    status_code = HTTPStatus.CONFLICT.value
     code = "conflict"
     title = "Conflict"
 
@@ -53,7 +54,7 @@ class Conflict(DomainError):
 class InvalidTransition(DomainError):
     """A status move the state machine forbids (409 invalid_transition)."""
 
-    status_code = status.HTTP_409_CONFLICT
+    status_code = HTTPStatus.CONFLICT.value
     code = "invalid_transition"
     title = "Invalid status transition"
 
@@ -61,6 +62,6 @@ class InvalidTransition(DomainError):
 class InvalidCredentials(DomainError):
     """Wrong email or password; one message for both (401 invalid_credentials)."""
 
-    status_code = status.HTTP_401_UNAUTHORIZED
+    status_code = HTTPStatus.UNAUTHORIZED.value
     code = "invalid_credentials"
     title = "Invalid credentials"
