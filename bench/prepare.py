@@ -22,9 +22,9 @@ from django.db import connection, transaction  # noqa: E402
 
 from accounts.models import User, UserType  # noqa: E402
 from accounts.services import access_token_issue, user_create  # noqa: E402
+from demo.catalog import MUNICIPALITIES  # noqa: E402
 from favorites.models import Favorite  # noqa: E402
 from favorites.services import favorite_add  # noqa: E402
-from listings.demo_data import MUNICIPALITIES  # noqa: E402
 from listings.models import Property, PropertyCategory, PropertyStatus  # noqa: E402
 from notifications.services import notification_send  # noqa: E402
 

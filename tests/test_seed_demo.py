@@ -14,9 +14,9 @@ from PIL import Image as PillowImage
 
 from accounts.models import Admin, Customer, Owner, User, UserType
 from appointments.models import Appointment, AppointmentStatus
+from demo.bulk import bulk_seed
+from demo.seed import DEMO_ADMIN_EMAIL
 from favorites.models import Favorite
-from listings.demo import DEMO_ADMIN_EMAIL
-from listings.demo_bulk import bulk_seed
 from listings.models import (
     KIND_FIELDS,
     RECORD_FIELDS,
@@ -255,7 +255,7 @@ def test_seed_demo_leaves_nothing_behind_when_it_fails(monkeypatch):
     def refuse(**kwargs):
         raise OSError("read-only file system")
 
-    monkeypatch.setattr("listings.demo.write_credentials", refuse)
+    monkeypatch.setattr("demo.seed.write_credentials", refuse)
 
     # when
     with pytest.raises(OSError, match="read-only file system"):

@@ -8,8 +8,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from demo.bulk import bulk_seed
 from listings import services
-from listings.demo_bulk import bulk_seed
 from listings.models import (
     HIDDEN_STATUSES,
     Property,

@@ -1,1 +1,1 @@
-"""`manage.py demo_credentials`: how to sign in to the demo admin."""
+"""`manage.py changepassword`: through the accounts service, which revokes the user's tokens."""

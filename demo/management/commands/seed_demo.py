@@ -12,15 +12,15 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from listings.demo import DEMO_ADMIN_EMAIL, seed_demo_set
-from listings.demo_bulk import (
+from demo.bulk import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_IMAGES_PER_PROPERTY,
     DEFAULT_WORKERS,
     SET_ASIDE_THRESHOLD,
     bulk_seed,
 )
-from listings.demo_data import DEFAULT_SEED
+from demo.catalog import DEFAULT_SEED
+from demo.seed import DEMO_ADMIN_EMAIL, seed_demo_set
 
 
 def _count(minimum: int) -> Callable[[str], int]:

@@ -25,9 +25,7 @@ from accounts.models import Owner, User, UserType
 from accounts.services import user_create
 from appointments.models import Appointment
 from appointments.services import appointment_book, appointment_confirm
-from favorites.models import Favorite
-from favorites.services import favorite_add
-from listings.demo_data import (
+from demo.catalog import (
     CATEGORIES,
     DEFAULT_SEED,
     KIND_CATEGORY,
@@ -45,7 +43,9 @@ from listings.demo_data import (
     pick_transaction,
     record_values,
 )
-from listings.demo_photos import render_photo
+from demo.photos import render_photo
+from favorites.models import Favorite
+from favorites.services import favorite_add
 from listings.models import (
     Property,
     PropertyCategory,

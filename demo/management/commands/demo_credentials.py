@@ -10,7 +10,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from accounts.models import User
-from listings.demo import DEMO_ADMIN_EMAIL, credentials_path, read_credentials
+from demo.seed import DEMO_ADMIN_EMAIL, credentials_path, read_credentials
 
 ADMIN_URL = "http://127.0.0.1:8000/admin/"
 

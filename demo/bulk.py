@@ -31,9 +31,7 @@ from tqdm import tqdm
 
 from accounts.models import Owner, User, UserType
 from config.ids import new_id
-from listings.cache import public_reads_changed
-from listings.demo import ensure_categories
-from listings.demo_data import (
+from demo.catalog import (
     DEFAULT_SEED,
     KIND_CATEGORY,
     KIND_WEIGHTS,
@@ -54,8 +52,10 @@ from listings.demo_data import (
     record_row,
     record_values,
 )
-from listings.demo_photos import CONTENT_TYPE, render_photo
-from listings.demo_workers import BulkPlan, PoolPhoto, generate_batch, start_worker
+from demo.photos import CONTENT_TYPE, render_photo
+from demo.seed import ensure_categories
+from demo.workers import BulkPlan, PoolPhoto, generate_batch, start_worker
+from listings.cache import public_reads_changed
 from listings.models import RECORD_FIELDS, Property, PropertyType, TypeSpecificRecord
 from media_app.models import Image
 

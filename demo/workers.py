@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import django
 
 if TYPE_CHECKING:
-    from listings.demo_bulk import Batch, BulkListingGenerator
+    from demo.bulk import Batch, BulkListingGenerator
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +64,7 @@ def start_worker(plan: BulkPlan) -> None:
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
     django.setup()
     # Imported only now: the module defines models' rows and needs the app registry.
-    from listings.demo_bulk import BulkListingGenerator
+    from demo.bulk import BulkListingGenerator
 
     _generator = BulkListingGenerator(plan=plan)
 

@@ -1,7 +1,7 @@
 """Vocabulary of the demo data: places, prices, titles and type-specific facts of listings.
 
-Shared by the small demo set (`listings.demo`) and the bulk generator
-(`listings.demo_bulk`), so both look alike: Spanish municipalities with real
+Shared by the small demo set (`demo.seed`) and the bulk generator
+(`demo.bulk`), so both look alike: Spanish municipalities with real
 coordinates, prices that follow the kind, the size and the town, and titles and
 descriptions written from the type-specific facts of each listing.
 """

@@ -1,1 +1,0 @@
-"""Management commands of the listings app."""
