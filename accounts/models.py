@@ -33,14 +33,14 @@ class UserManager(BaseUserManager):
         return self._create_user(email, password, **fields)
 
     def create_superuser(self, email: str, password: str | None = None, **fields):
-        # Imported here: services import this module, so a top-level import would be circular.
-        from accounts.services import admin_profile_ensure
-
+        """An ADMIN user with its Admin record (Django's `createsuperuser` calls this)."""
         fields["user_type"] = UserType.ADMIN
         fields["is_staff"] = True
         fields["is_superuser"] = True
         user = self._create_user(email, password, **fields)
-        admin_profile_ensure(user=user)
+        # Its role record, as accounts.services gives every user it creates; made here since
+        # the models sit below the services.
+        Admin.objects.get_or_create(user=user)
         return user
 
 

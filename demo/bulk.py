@@ -8,7 +8,6 @@ generated photos under demo/pool/ in the default storage, so N listings do not
 mean N times K files.
 """
 
-import datetime
 import itertools
 import math
 import multiprocessing
@@ -18,7 +17,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import closing, contextmanager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from django.contrib.auth.hashers import make_password
@@ -30,31 +29,18 @@ from PIL import Image as PillowImage
 from tqdm import tqdm
 
 from accounts.models import Owner, User, UserType
-from config.ids import new_id
 from demo.catalog import (
     DEFAULT_SEED,
-    KIND_CATEGORY,
-    KIND_WEIGHTS,
     KINDS,
-    MUNICIPALITIES,
-    MUNICIPALITY_WEIGHTS,
     demo_random,
-    listing_description,
-    listing_title,
-    pick_address,
-    pick_area,
     pick_person_name,
     pick_phone,
-    pick_point,
-    pick_price,
-    pick_status,
-    pick_transaction,
-    record_row,
-    record_values,
 )
-from demo.photos import CONTENT_TYPE, render_photo
+from demo.generator import Batch, BulkListingGenerator
+from demo.photos import render_photo
+from demo.plan import BulkPlan, PoolPhoto
 from demo.seed import ensure_categories
-from demo.workers import BulkPlan, PoolPhoto, generate_batch, start_worker
+from demo.workers import generate_batch, start_worker
 from listings.cache import public_reads_changed
 from listings.models import RECORD_FIELDS, Property, PropertyType, TypeSpecificRecord
 from media_app.models import Image
@@ -73,8 +59,6 @@ POOL_SIZE = 24
 POOL_FOLDER = "demo/pool"
 BULK_OWNER_PREFIX = "bulk-owner-"
 BULK_OWNER_DOMAIN = "example.com"
-LISTING_AGE = datetime.timedelta(days=730)
-POOL_PHOTO_TITLES = ("Front view", "Street view", "Surroundings", "Evening view", "Aerial view")
 
 PROPERTY_FIELDS = (
     "id",
@@ -129,15 +113,6 @@ RECORD_TABLE = Table(
     _columns(model=TypeSpecificRecord, fields=RECORD_TABLE_FIELDS),
 )
 IMAGE_TABLE = Table(Image._meta.db_table, _columns(model=Image, fields=IMAGE_FIELDS))
-
-
-@dataclass(slots=True)
-class Batch:
-    """Rows of one batch, one list per table, in the column order of the Table constants."""
-
-    properties: list[tuple[Any, ...]] = field(default_factory=list)
-    records: list[tuple[Any, ...]] = field(default_factory=list)
-    images: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,17 +257,6 @@ class ExecuteManyWriter:
         self.cursor.executemany(statement, rows)
 
 
-def datetime_formatter() -> Callable[[datetime.datetime], Any]:
-    """How this database receives a timestamp outside the ORM.
-
-    psycopg sends aware datetimes itself; Django stores them in SQLite as naive UTC
-    text, and raw rows must match so that ordering by date compares like with like.
-    """
-    if connection.vendor == "postgresql":
-        return lambda moment: moment
-    return connection.ops.adapt_datetimefield_value
-
-
 def ensure_photo_pool(*, storage: Storage = default_storage) -> dict[str, list[PoolPhoto]]:
     """The shared photos by kind, generated into demo/pool/ the first time only."""
     pool: dict[str, list[PoolPhoto]] = {kind: [] for kind in KINDS}
@@ -342,98 +306,6 @@ def create_bulk_owners(*, count: int, rng: random.Random) -> list[str]:
     owners = [Owner(user=user) for user in users]
     Owner.objects.bulk_create(owners, batch_size=1_000)
     return [owner.id for owner in owners]
-
-
-class BulkListingGenerator:
-    """Makes the rows of bulk listings, batch by batch.
-
-    Each batch has its own random generator, seeded from the run's seed and the batch
-    number, so the data is the same whichever process generates which batch.
-    """
-
-    def __init__(self, *, plan: BulkPlan):
-        self.plan = plan
-        self.format_datetime = datetime_formatter()
-        self.age_seconds = LISTING_AGE.total_seconds()
-
-    def batch(self, *, number: int, size: int) -> Batch:
-        """The rows of `size` listings: properties, their records and their images."""
-        rng = demo_random(seed=self.plan.seed * 1_000_003 + number)
-        batch = Batch()
-        for _ in range(size):
-            self._add_listing(batch=batch, rng=rng)
-        return batch
-
-    def _add_listing(self, *, batch: Batch, rng: random.Random) -> None:
-        plan = self.plan
-        kind = rng.choices(KINDS, weights=KIND_WEIGHTS)[0]
-        town = rng.choices(MUNICIPALITIES, weights=MUNICIPALITY_WEIGHTS)[0]
-        transaction_type = pick_transaction(rng=rng, kind=kind)
-        area = pick_area(rng=rng, kind=kind)
-        values = record_values(rng=rng, kind=kind, area=area)
-        latitude, longitude = pick_point(rng=rng, town=town)
-        created_at = self.format_datetime(
-            plan.now - datetime.timedelta(seconds=rng.random() * self.age_seconds)
-        )
-        property_id = new_id()
-        batch.properties.append(
-            (
-                property_id,
-                created_at,
-                created_at,
-                listing_title(rng=rng, kind=kind, town=town, values=values, area=area),
-                listing_description(
-                    rng=rng,
-                    kind=kind,
-                    town=town,
-                    values=values,
-                    area=area,
-                    transaction_type=transaction_type,
-                ),
-                pick_price(
-                    rng=rng, kind=kind, transaction_type=transaction_type, area=area, town=town
-                ),
-                latitude,
-                longitude,
-                transaction_type,
-                town.name,
-                pick_address(rng=rng, kind=kind, values=values),
-                area,
-                pick_status(rng=rng, transaction_type=transaction_type),
-                rng.choice(plan.owner_ids),
-                plan.category_ids[KIND_CATEGORY[kind]],
-                kind,
-                values.get("bedrooms"),
-            )
-        )
-        batch.records.append(
-            (
-                new_id(),
-                property_id,
-                kind,
-                *record_row(kind=kind, values=values),
-                created_at,
-                created_at,
-            )
-        )
-        photos = plan.pool[kind]
-        first = rng.randrange(len(photos))
-        for position in range(plan.images_per_property):
-            photo = photos[(first + position) % len(photos)]
-            batch.images.append(
-                (
-                    new_id(),
-                    property_id,
-                    photo.name,
-                    POOL_PHOTO_TITLES[position % len(POOL_PHOTO_TITLES)],
-                    position,
-                    photo.width,
-                    photo.height,
-                    CONTENT_TYPE,
-                    "{}",
-                    created_at,
-                )
-            )
 
 
 def generated_batches(

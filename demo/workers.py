@@ -1,45 +1,23 @@
-"""Worker processes of the bulk generator, and the plain data they are started with.
+"""Worker processes of the bulk generator.
 
-A worker is spawned as a fresh interpreter that unpickles its arguments before
-running any code: this module and the classes of those arguments must therefore
-import nothing that needs Django's app registry. The worker sets Django up, then
-generates batches of rows for the parent process to write.
+A worker is spawned as a fresh interpreter that unpickles its arguments (demo.plan) before
+running any code: this module must therefore import nothing that needs Django's app
+registry at its top. The worker sets Django up, then generates batches of rows
+(demo.generator) for the parent process to write.
 """
 
-import datetime
 import os
 import signal
 import threading
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import django
 
+from demo.plan import BulkPlan
+
 if TYPE_CHECKING:
-    from demo.bulk import Batch, BulkListingGenerator
-
-
-@dataclass(frozen=True, slots=True)
-class PoolPhoto:
-    """A shared photo file in the default storage that many bulk Image rows point at."""
-
-    name: str
-    kind: str
-    width: int
-    height: int
-
-
-@dataclass(frozen=True, slots=True)
-class BulkPlan:
-    """Everything a generator needs to make the rows of any batch of a bulk run."""
-
-    seed: int
-    owner_ids: list[str]
-    category_ids: dict[str, str]
-    pool: dict[str, list[PoolPhoto]]
-    images_per_property: int
-    now: datetime.datetime
+    from demo.generator import Batch, BulkListingGenerator
 
 
 # The generator of this worker process, built once by start_worker.
@@ -64,7 +42,7 @@ def start_worker(plan: BulkPlan) -> None:
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
     django.setup()
     # Imported only now: the module defines models' rows and needs the app registry.
-    from demo.bulk import BulkListingGenerator
+    from demo.generator import BulkListingGenerator
 
     _generator = BulkListingGenerator(plan=plan)
 
