@@ -12,17 +12,17 @@ from django.utils import timezone
 
 from accounts.models import Admin, Owner, User, UserType
 from accounts.services import admin_profile_ensure
-from appointments.api.serializers import AppointmentSerializer
 from appointments.models import (
     MAX_DURATION_MINUTES,
     MIN_DURATION_MINUTES,
     Appointment,
     AppointmentStatus,
 )
+from appointments.representations import appointment_representation
 from appointments.rules import APPOINTMENT_MOVES, CUSTOMER, OWNER, RESCHEDULABLE, RESCHEDULERS
 from config.errors import Conflict, InvalidTransition, PermissionRefused, ValidationFailed
 from listings.models import Property, PropertyStatus
-from notifications.events import event_record, representation
+from notifications.events import event_record
 from notifications.models import EventType, NotificationStatus
 from notifications.services import notification_send
 
@@ -113,7 +113,7 @@ def _record_event(event_type: str, appointment: Appointment) -> None:
     """
     event_record(
         type=event_type,
-        payload=representation(AppointmentSerializer, appointment),
+        payload=appointment_representation(appointment),
         listing_id=appointment.property_id,
         owner_user_id=appointment.owner.user_id,
         participant_id=appointment.user_id,

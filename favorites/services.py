@@ -4,10 +4,10 @@ from django.db import IntegrityError, transaction
 
 from accounts.models import User
 from config.errors import Conflict, NotFound, PermissionRefused
-from favorites.api.serializers import FavoriteSerializer
 from favorites.models import Favorite
+from favorites.representations import favorite_representation
 from listings.models import Property
-from notifications.events import event_record, representation
+from notifications.events import event_record
 from notifications.models import EventType
 
 ALREADY_FAVORITE = "This listing is already among the user's favorites."
@@ -39,7 +39,7 @@ def favorite_add(*, user: User, property: Property, by: User) -> Favorite:
         raise Conflict(ALREADY_FAVORITE, field="propertyId") from error
     event_record(
         type=EventType.FAVORITE_CREATED,
-        payload=representation(FavoriteSerializer, favorite),
+        payload=favorite_representation(favorite),
         listing_id=property.pk,
         owner_user_id=property.owner.user_id,
     )

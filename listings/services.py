@@ -12,7 +12,6 @@ from config.errors import (
     PermissionRefused,
     ValidationFailed,
 )
-from listings.api.serializers import PropertySerializer
 from listings.cache import public_reads_changed
 from listings.models import (
     KIND_FIELDS,
@@ -22,9 +21,10 @@ from listings.models import (
     PropertyStatus,
     TypeSpecificRecord,
 )
+from listings.representations import property_representation
 from listings.rules import ADMIN, OWNER, PROPERTY_MOVES, allowed_next_statuses
 from media_app.cleanup import media_files_delete_on_commit, media_files_for_deletion
-from notifications.events import event_record, representation
+from notifications.events import event_record
 from notifications.models import EventType, NotificationStatus
 from notifications.services import notification_send, notification_send_bulk
 
@@ -110,7 +110,7 @@ def _record_event(event_type: str, listing: Property) -> None:
     public_reads_changed()
     event_record(
         type=event_type,
-        payload=representation(PropertySerializer, listing),
+        payload=property_representation(listing),
         listing_id=listing.pk,
         owner_user_id=listing.owner.user_id,
     )

@@ -6,7 +6,9 @@ is served with comes from that extension, never from what a client said (D11).
 """
 
 import posixpath
+import urllib.parse
 
+from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db.models.fields.files import FieldFile
 
@@ -56,6 +58,12 @@ def absolute_storage_url(request, name: str) -> str:
     if request is None or url.startswith(("http://", "https://")):
         return url
     return request.build_absolute_uri(url)
+
+
+def site_media_url(name: str) -> str:
+    """The absolute URL of a stored file outside a request (event payloads): S3 URLs already
+    are; local ones start with the platform's public address, SITE_URL."""
+    return urllib.parse.urljoin(settings.SITE_URL, default_storage.url(name))
 
 
 def absolute_media_url(request, file: FieldFile) -> str:

@@ -8,14 +8,9 @@ Services call these functions directly; there are no signals.
 """
 
 import dataclasses
-import json
-import urllib.parse
 
-from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
-from djangorestframework_camel_case.render import CamelCaseJSONRenderer
-from rest_framework.serializers import BaseSerializer
 
 from accounts.models import UserType
 from notifications.models import (
@@ -27,22 +22,6 @@ from notifications.models import (
     WebhookEndpoint,
 )
 from notifications.tasks import deliveries_enqueue
-
-
-class _SiteAddress:
-    """Stands in for the request when a serializer makes absolute URLs outside of one.
-
-    Photo URLs are absolute in the API (D11); in an event they start with SITE_URL.
-    """
-
-    def build_absolute_uri(self, location: str) -> str:
-        return urllib.parse.urljoin(settings.SITE_URL, location)
-
-
-def representation(serializer_class: type[BaseSerializer], instance) -> dict:
-    """An object as the API writes it with this serializer: camelCase keys, JSON types only."""
-    serializer = serializer_class(instance, context={"request": _SiteAddress()})
-    return json.loads(CamelCaseJSONRenderer().render(serializer.data))
 
 
 @dataclasses.dataclass(frozen=True)

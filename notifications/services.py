@@ -8,8 +8,7 @@ from django.db import transaction
 from accounts.models import User, UserType
 from config.errors import Conflict, PermissionRefused, ValidationFailed
 from listings.models import Property
-from notifications.api.serializers import NotificationDetailSerializer
-from notifications.events import NewEvent, events_record, representation
+from notifications.events import NewEvent, events_record
 from notifications.models import (
     ALL_EVENTS,
     EventType,
@@ -17,6 +16,7 @@ from notifications.models import (
     NotificationStatus,
     WebhookEndpoint,
 )
+from notifications.representations import notification_representations
 from notifications.signing import secret_generate, secret_is_valid
 from notifications.targets import TargetRefused, target_check
 
@@ -36,14 +36,15 @@ def _created_events(notifications: list[Notification]) -> list[NewEvent]:
     The listing's owner is not in the audience: a notification to a customer (a price drop,
     a visit) is the customer's, and its payload names them.
     """
+    payloads = notification_representations(notifications)
     return [
         NewEvent(
             type=EventType.NOTIFICATION_CREATED,
-            payload=representation(NotificationDetailSerializer, notification),
+            payload=payload,
             listing_id=notification.property_id,
             participant_id=notification.user_id,
         )
-        for notification in notifications
+        for notification, payload in zip(notifications, payloads, strict=True)
     ]
 
 

@@ -5,20 +5,9 @@ views whose bodies are built with camelCase keys directly (the API's hottest rea
 that walk and DRF's encoder (CamelCasedActionsMixin; docs/performance.md).
 """
 
-from decimal import Decimal
-
-import orjson
-from django.utils.functional import Promise
 from rest_framework.renderers import BaseRenderer
 
-
-def _default(value: object) -> object:
-    """What orjson does not know: decimals are JSON numbers (D3), lazy texts are strings."""
-    if isinstance(value, Decimal):
-        return float(value)
-    if isinstance(value, Promise):
-        return str(value)
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+from config.json import json_bytes
 
 
 class CamelCasedJSONRenderer(BaseRenderer):
@@ -31,7 +20,7 @@ class CamelCasedJSONRenderer(BaseRenderer):
     def render(self, data, accepted_media_type=None, renderer_context=None) -> bytes:
         if data is None:
             return b""
-        return orjson.dumps(data, default=_default, option=orjson.OPT_UTC_Z)
+        return json_bytes(data)
 
 
 class CamelCasedActionsMixin:

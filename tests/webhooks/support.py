@@ -9,10 +9,14 @@ import socketserver
 import ssl
 import threading
 import time
+import urllib.parse
 
+from django.conf import settings
 from django.tasks import TaskResultStatus
 from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
+from djangorestframework_camel_case.render import CamelCaseJSONRenderer
+from rest_framework.serializers import BaseSerializer
 
 REGISTER_URL = "/api/v1/notifications/webhook/register"
 WEBHOOKS_URL = "/api/v1/notifications/webhooks"
@@ -239,3 +243,17 @@ def run_ready_tasks(*, limit: int = 200) -> list[DBTaskResult]:
         assert task.status == TaskResultStatus.SUCCESSFUL, task.traceback
         ran.append(task)
     return ran
+
+
+class _SiteAddress:
+    """Stands in for the request when a serializer makes absolute URLs outside of one."""
+
+    def build_absolute_uri(self, location: str) -> str:
+        return urllib.parse.urljoin(settings.SITE_URL, location)
+
+
+def api_representation(serializer_class: type[BaseSerializer], instance) -> dict:
+    """An object as the API writes it with this serializer (camelCase keys, JSON types only,
+    media URLs on SITE_URL): what an event's payload must equal."""
+    serializer = serializer_class(instance, context={"request": _SiteAddress()})
+    return json.loads(CamelCaseJSONRenderer().render(serializer.data))

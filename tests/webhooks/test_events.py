@@ -20,6 +20,7 @@ from appointments.services import (
     appointment_reschedule,
 )
 from config.errors import InvalidTransition
+from favorites.api.serializers import FavoriteSerializer
 from favorites.services import favorite_add
 from listings.api.serializers import PropertySerializer
 from listings.models import Property, PropertyStatus, TransactionType
@@ -30,10 +31,11 @@ from listings.services import (
     property_update,
     type_record_create,
 )
-from notifications.events import representation
+from notifications.api.serializers import NotificationDetailSerializer
 from notifications.models import Event, EventType, WebhookDelivery
 from notifications.services import notification_send, webhook_register
 from tests.factories import RECORD_VALUES, CategoryFactory, ImageFactory, ListingFactory
+from tests.webhooks.support import api_representation
 
 pytestmark = pytest.mark.django_db
 
@@ -78,7 +80,9 @@ def test_creating_a_listing_records_property_created(owner):
         category=CategoryFactory(),
     )
     [event] = events_of_type(EventType.PROPERTY_CREATED)
-    assert event.payload == representation(PropertySerializer, Property.objects.get(pk=listing.pk))
+    assert event.payload == api_representation(
+        PropertySerializer, Property.objects.get(pk=listing.pk)
+    )
     assert (event.listing_id, event.owner_user_id, event.participant_id) == (
         listing.id,
         owner.id,
@@ -108,7 +112,7 @@ def test_an_update_and_a_status_move_record_both_in_order(owner):
 
 def test_deleting_a_listing_records_it_as_it_was(owner):
     listing = listing_of(owner)
-    before = representation(PropertySerializer, Property.objects.get(pk=listing.pk))
+    before = api_representation(PropertySerializer, Property.objects.get(pk=listing.pk))
     property_delete(property=listing, by=owner)
     [event] = events_of_type(EventType.PROPERTY_DELETED)
     assert event.payload == before
@@ -152,8 +156,22 @@ def test_each_appointment_change_records_its_event(owner, customer):
         )
     completed = appointment_events[4]
     visit.refresh_from_db()
-    assert completed.payload == representation(AppointmentSerializer, visit)
+    assert completed.payload == api_representation(AppointmentSerializer, visit)
     assert completed.payload["status"] == AppointmentStatus.COMPLETED
+
+
+def test_a_visit_booked_with_another_offset_has_its_moments_in_utc(owner, customer):
+    # given a visit booked for a moment given at +02:00
+    listing = listing_of(owner, status=PropertyStatus.AVAILABLE)
+    madrid_summer = datetime.timezone(datetime.timedelta(hours=2))
+    moment = (future(4) + datetime.timedelta(hours=3)).astimezone(madrid_summer)
+    visit = appointment_book(by=customer, property=listing, date=moment, duration=30)
+
+    # then its event says the moment in UTC, as the API answers it
+    [event] = events_of_type(EventType.APPOINTMENT_CREATED)
+    visit.refresh_from_db()
+    assert event.payload == api_representation(AppointmentSerializer, visit)
+    assert event.payload["date"].endswith("Z")
 
 
 def test_saving_a_favorite_records_favorite_created_for_the_listing_owner(owner, customer):
@@ -162,6 +180,7 @@ def test_saving_a_favorite_records_favorite_created_for_the_listing_owner(owner,
     [event] = events_of_type(EventType.FAVORITE_CREATED)
     assert event.payload["id"] == favorite.id
     assert event.payload["property"]["id"] == listing.id
+    assert event.payload == api_representation(FavoriteSerializer, favorite)
     assert (event.owner_user_id, event.participant_id) == (owner.id, None)
 
 
@@ -175,6 +194,7 @@ def test_a_notification_records_notification_created_for_its_recipient_only(owne
         "name": customer.name,
         "email": customer.email,
     }
+    assert event.payload == api_representation(NotificationDetailSerializer, notification)
     assert (event.owner_user_id, event.participant_id) == (None, customer.id)
 
 
