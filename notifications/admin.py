@@ -21,6 +21,7 @@ from notifications.models import (
     WebhookDelivery,
     WebhookEndpoint,
 )
+from notifications.tasks import deliveries_enqueue
 
 
 @admin.register(Notification)
@@ -185,7 +186,7 @@ class WebhookDeliveryAdmin(ReadOnlyModelAdmin):
         retried = 0
         for delivery in queryset:
             try:
-                delivery_retry_now(delivery=delivery)
+                delivery_retry_now(delivery=delivery, enqueue=deliveries_enqueue)
             except DomainError as error:
                 self.message_user(request, f"{delivery}: {error.detail}", messages.WARNING)
             else:

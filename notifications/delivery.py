@@ -19,6 +19,8 @@ import logging
 import secrets
 import ssl
 import time
+from collections.abc import Iterable
+from typing import Protocol
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -27,11 +29,11 @@ from rest_framework.fields import DateTimeField
 
 from config.errors import Conflict
 from listings.models import Property
-from notifications import services
 from notifications.models import (
     DeliveryErrorKind,
     DeliveryStatus,
     Event,
+    Notification,
     NotificationStatus,
     WebhookAttempt,
     WebhookDelivery,
@@ -44,9 +46,19 @@ from notifications.targets import (
     target_check,
     target_post,
 )
-from notifications.tasks import deliveries_enqueue
 
 logger = logging.getLogger("notifications.webhooks")
+
+
+class Enqueue(Protocol):
+    """Queues attempts of deliveries, now or at `run_after`, in the caller's transaction:
+    notifications.tasks.deliveries_enqueue. Passed in by the callers above this module (the
+    tasks, the admin, the commands), since those tasks are what call this module."""
+
+    def __call__(
+        self, delivery_ids: Iterable[str], *, run_after: datetime.datetime | None = None
+    ) -> None: ...
+
 
 USER_AGENT = "Estate-Webhooks/1.0"
 GONE = 410
@@ -150,7 +162,7 @@ def _retry_delay(*, attempts: int, outcome: AttemptOutcome, now: datetime.dateti
     return scheduled * _random.uniform(1 - jitter, 1 + jitter)
 
 
-def _take(delivery_id: str, now: datetime.datetime) -> WebhookDelivery | None:
+def _take(delivery_id: str, now: datetime.datetime, enqueue: Enqueue) -> WebhookDelivery | None:
     """Take a pending, due delivery for one attempt; None when it is not (or no longer) so.
 
     Its due time moves forward by the lease, so no other worker takes it meanwhile, and a
@@ -164,7 +176,7 @@ def _take(delivery_id: str, now: datetime.datetime) -> WebhookDelivery | None:
         ).update(next_attempt_at=lease_ends, updated_at=now)
         if not taken:
             return None
-        deliveries_enqueue([delivery_id], run_after=lease_ends)
+        enqueue([delivery_id], run_after=lease_ends)
     return WebhookDelivery.objects.select_related("endpoint", "event").get(pk=delivery_id)
 
 
@@ -183,7 +195,7 @@ def _notify_registrant(delivery: WebhookDelivery) -> None:
             delivery.id,
         )
         return
-    services.notification_send(
+    Notification.objects.create(
         user=endpoint.user,
         property=listing,
         status=NotificationStatus.ERROR,
@@ -192,11 +204,12 @@ def _notify_registrant(delivery: WebhookDelivery) -> None:
             f"The {event.type} event {event.id} could not be delivered to {endpoint.url} "
             f"after {delivery.attempts} attempts and was given up."
         ),
-        emit_event=False,
     )
 
 
-def _settle(delivery: WebhookDelivery, outcome: AttemptOutcome, now: datetime.datetime) -> None:
+def _settle(
+    delivery: WebhookDelivery, outcome: AttemptOutcome, now: datetime.datetime, enqueue: Enqueue
+) -> None:
     """Apply an attempt's outcome to a pending delivery (locked by the caller)."""
     schedule_length = len(settings.WEBHOOKS_RETRY_SCHEDULE)
     if outcome.succeeded:
@@ -215,10 +228,12 @@ def _settle(delivery: WebhookDelivery, outcome: AttemptOutcome, now: datetime.da
     else:
         delay = _retry_delay(attempts=delivery.attempts, outcome=outcome, now=now)
         delivery.next_attempt_at = now + datetime.timedelta(seconds=delay)
-        deliveries_enqueue([delivery.id], run_after=delivery.next_attempt_at)
+        enqueue([delivery.id], run_after=delivery.next_attempt_at)
 
 
-def _record(delivery_id: str, outcome: AttemptOutcome, attempted_at: datetime.datetime) -> str:
+def _record(
+    delivery_id: str, outcome: AttemptOutcome, attempted_at: datetime.datetime, enqueue: Enqueue
+) -> str:
     """Log the attempt and settle the delivery, in one transaction; returns its status.
 
     "deleted" when the delivery went with its webhook while the attempt was under way.
@@ -246,19 +261,19 @@ def _record(delivery_id: str, outcome: AttemptOutcome, attempted_at: datetime.da
         # A delivery already settled (by an attempt made after this one's lease ran out)
         # keeps its status: only the log grows.
         if delivery.status == DeliveryStatus.PENDING:
-            _settle(delivery, outcome, timezone.now())
+            _settle(delivery, outcome, timezone.now(), enqueue)
         delivery.save()
     return delivery.status
 
 
-def delivery_attempt(*, delivery_id: str) -> str:
+def delivery_attempt(*, delivery_id: str, enqueue: Enqueue) -> str:
     """Make one attempt of a delivery if it is pending and due; returns what became of it.
 
     "skipped" when the delivery is not pending or not due (another task or worker has it,
     or it was settled), else its status after the attempt.
     """
     attempted_at = timezone.now()
-    delivery = _take(delivery_id, attempted_at)
+    delivery = _take(delivery_id, attempted_at, enqueue)
     if delivery is None:
         return "skipped"
     if not delivery.endpoint.active:
@@ -271,7 +286,7 @@ def delivery_attempt(*, delivery_id: str) -> str:
         )
         return DeliveryStatus.FAILED
     outcome = _post(delivery)
-    status = _record(delivery.id, outcome, attempted_at)
+    status = _record(delivery.id, outcome, attempted_at, enqueue)
     logger.info(
         "webhook delivery %s of event %s: attempt %s, status code %s, error %s, %s ms: %s",
         delivery.id,
@@ -285,10 +300,10 @@ def delivery_attempt(*, delivery_id: str) -> str:
     return status
 
 
-def delivery_retry_now(*, delivery: WebhookDelivery, enqueue: bool = True) -> WebhookDelivery:
+def delivery_retry_now(*, delivery: WebhookDelivery, enqueue: Enqueue | None) -> WebhookDelivery:
     """Make a pending or failed delivery due now (admins' "retry now"), and enqueue it.
 
-    A succeeded delivery is a conflict: it reached its receiver. `enqueue=False` leaves the
+    A succeeded delivery is a conflict: it reached its receiver. `enqueue=None` leaves the
     attempt to the caller (the management command attempts at once, in its own process).
     """
     now = timezone.now()
@@ -300,8 +315,8 @@ def delivery_retry_now(*, delivery: WebhookDelivery, enqueue: bool = True) -> We
         )
         if not retried:
             raise Conflict("This delivery succeeded; there is nothing to retry.")
-        if enqueue:
-            deliveries_enqueue([delivery.pk])
+        if enqueue is not None:
+            enqueue([delivery.pk])
     delivery.refresh_from_db()
     return delivery
 
@@ -310,7 +325,7 @@ def delivery_retry_now(*, delivery: WebhookDelivery, enqueue: bool = True) -> We
 SWEEP_BATCH = 500
 
 
-def deliveries_sweep(*, overdue_seconds: float | None = None) -> int:
+def deliveries_sweep(*, enqueue: Enqueue, overdue_seconds: float | None = None) -> int:
     """The safety net: enqueue again pending deliveries overdue by `overdue_seconds`.
 
     A delivery is overdue when no task attempted it by its due time: its task was lost
@@ -335,7 +350,7 @@ def deliveries_sweep(*, overdue_seconds: float | None = None) -> int:
             WebhookDelivery.objects.filter(pk__in=delivery_ids).update(
                 next_attempt_at=now, updated_at=now
             )
-            deliveries_enqueue(delivery_ids)
+            enqueue(delivery_ids)
     if delivery_ids:
         logger.info("webhook sweep enqueued %s overdue deliveries", len(delivery_ids))
     return len(delivery_ids)
@@ -345,11 +360,11 @@ def deliveries_sweep(*, overdue_seconds: float | None = None) -> int:
 _sweep_clock: dict[str, float] = {}
 
 
-def deliveries_sweep_now_and_then() -> None:
+def deliveries_sweep_now_and_then(*, enqueue: Enqueue) -> None:
     """Sweep if this process has not swept for a sweep interval (called after deliveries)."""
     moment = time.monotonic()
     last = _sweep_clock.get("last")
     if last is not None and moment - last < settings.WEBHOOKS_SWEEP_INTERVAL_SECONDS:
         return
     _sweep_clock["last"] = moment
-    deliveries_sweep()
+    deliveries_sweep(enqueue=enqueue)

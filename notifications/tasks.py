@@ -12,6 +12,8 @@ from django.db import transaction
 from django.tasks import task
 from django_tasks_db import DatabaseBackend
 
+from notifications.delivery import deliveries_sweep, deliveries_sweep_now_and_then, delivery_attempt
+
 
 @task()
 def webhook_deliver(delivery_id: str) -> str:
@@ -20,21 +22,16 @@ def webhook_deliver(delivery_id: str) -> str:
     Safe to run twice or late: an attempt is made only while the delivery is pending and
     due, and taking it moves its due time forward, so one worker at a time attempts it.
     """
-    # Imported here because the delivery code enqueues this very task.
-    from notifications.delivery import deliveries_sweep_now_and_then, delivery_attempt
-
-    outcome = delivery_attempt(delivery_id=delivery_id)
+    outcome = delivery_attempt(delivery_id=delivery_id, enqueue=deliveries_enqueue)
     # The safety net runs after deliveries, at most once a sweep interval per process.
-    deliveries_sweep_now_and_then()
+    deliveries_sweep_now_and_then(enqueue=deliveries_enqueue)
     return outcome
 
 
 @task()
 def webhooks_sweep() -> int:
     """Enqueue again the due deliveries that no task is about to attempt; returns how many."""
-    from notifications.delivery import deliveries_sweep
-
-    return deliveries_sweep()
+    return deliveries_sweep(enqueue=deliveries_enqueue)
 
 
 def deliveries_enqueue(

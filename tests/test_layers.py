@@ -1,8 +1,9 @@
-"""The project's layers, read from its source: the domain never imports the API.
+"""The project's layers, read from its source: no import cycles, the domain below the API.
 
 Every import statement of the project's apps is parsed (module level and inside functions
-alike), and the modules of the domain (`models`, `services`, `selectors`, `rules`, `tasks`,
-`representations`) must import no module of an `api` package (docs/architecture.md).
+alike). No module may reach itself through the modules it imports, and the modules of the
+domain (`models`, `services`, `selectors`, `rules`, `tasks`, `representations`) must import
+no module of an `api` package (docs/architecture.md).
 """
 
 import ast
@@ -47,6 +48,54 @@ def imported_names(name: str, path: Path) -> set[str]:
     return names
 
 
+def module_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
+    """Which project modules each project module imports (an imported name is the module it
+    names, or the closest module containing it)."""
+    graph = {}
+    for name, path in modules.items():
+        targets = set()
+        for imported in imported_names(name, path):
+            while imported and imported not in modules:
+                imported = imported.rpartition(".")[0]
+            if imported and imported != name:
+                targets.add(imported)
+        graph[name] = targets
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import one another, directly or not (the strongly
+    connected components of more than one module), each sorted."""
+    order: dict[str, int] = {}
+    reach: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+
+    def visit(module: str) -> None:
+        order[module] = reach[module] = len(order)
+        stack.append(module)
+        for target in sorted(graph[module]):
+            if target not in order:
+                visit(target)
+                reach[module] = min(reach[module], reach[target])
+            elif target in stack:
+                reach[module] = min(reach[module], order[target])
+        if reach[module] == order[module]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == module:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in order:
+            visit(module)
+    return sorted(found)
+
+
 def is_api(name: str) -> bool:
     return "api" in name.split(".")
 
@@ -70,6 +119,30 @@ def test_the_parser_sees_imports_of_every_kind(tmp_path):
     # then each is named in full
     assert {"shop.api.views", "shop.models.Item", "store.shop.api.serializers"} <= names
     assert "store.other.api.fields.Field" in names
+
+
+def test_cycles_are_found_however_long():
+    graph = {
+        "a.models": set(),
+        "a.services": {"a.models", "b.events"},
+        "b.events": {"b.tasks"},
+        "b.tasks": {"b.delivery"},
+        "b.delivery": {"a.services"},
+        "c.one": {"c.two"},
+        "c.two": {"c.one"},
+        "d.alone": {"a.models"},
+    }
+
+    assert cycles(graph) == [
+        ["a.services", "b.delivery", "b.events", "b.tasks"],
+        ["c.one", "c.two"],
+    ]
+
+
+def test_no_module_imports_itself_through_others():
+    graph = module_graph(project_modules())
+    assert "notifications.events" in graph["notifications.services"]
+    assert cycles(graph) == []
 
 
 def test_no_domain_module_imports_the_api():

@@ -26,6 +26,7 @@ from notifications.models import (
     WebhookEndpoint,
 )
 from notifications.services import webhook_register
+from notifications.tasks import deliveries_enqueue
 from tests.factories import ListingFactory
 from tests.webhooks.support import RECEIVER_BODY, SECRET, run_ready_tasks
 
@@ -207,7 +208,7 @@ def test_a_manual_retry_of_a_failed_delivery_that_fails_again_notifies_nobody(ow
     assert Notification.objects.filter(user=owner).count() == 1
 
     # when it is retried now and fails again
-    delivery_retry_now(delivery=delivery)
+    delivery_retry_now(delivery=delivery, enqueue=deliveries_enqueue)
     run_ready_tasks()
 
     # then a fourth attempt was made, it is failed again, and nobody was told twice
@@ -223,7 +224,7 @@ def test_a_manual_retry_of_a_failed_delivery_can_succeed(owner, receiver):
     run_ready_tasks()
 
     # when the receiver is fixed and the delivery retried now
-    delivery_retry_now(delivery=delivery)
+    delivery_retry_now(delivery=delivery, enqueue=deliveries_enqueue)
     run_ready_tasks()
 
     # then it succeeded with a fourth attempt
@@ -385,7 +386,7 @@ def test_the_sweep_enqueues_a_delivery_whose_task_was_lost(owner, receiver):
     )
 
     # when the sweep runs, then the worker
-    enqueued = deliveries_sweep()
+    enqueued = deliveries_sweep(enqueue=deliveries_enqueue)
     run_ready_tasks()
 
     # then only the overdue one was enqueued, and it was delivered
@@ -423,7 +424,7 @@ def test_a_webhook_deleted_during_an_attempt_ends_it_quietly(owner, receiver, mo
     monkeypatch.setattr(delivery_module, "target_post", post_then_delete)
 
     # when the attempt finishes
-    outcome = delivery_module.delivery_attempt(delivery_id=delivery.id)
+    outcome = delivery_module.delivery_attempt(delivery_id=delivery.id, enqueue=deliveries_enqueue)
 
     # then it says so, and nothing is left of the delivery
     assert outcome == "deleted"

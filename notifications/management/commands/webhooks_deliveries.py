@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from config.errors import DomainError
 from notifications.delivery import delivery_attempt, delivery_retry_now
 from notifications.models import DeliveryStatus, WebhookDelivery
+from notifications.tasks import deliveries_enqueue
 
 # How many deliveries the listing shows at most, newest first.
 DEFAULT_LIMIT = 100
@@ -68,10 +69,10 @@ class Command(BaseCommand):
             raise CommandError(f"No webhook delivery has the id {delivery_id}.")
         try:
             # Due now, attempted here rather than by the worker, so the answer is printed.
-            delivery_retry_now(delivery=delivery, enqueue=False)
+            delivery_retry_now(delivery=delivery, enqueue=None)
         except DomainError as error:
             raise CommandError(error.detail) from error
-        status = delivery_attempt(delivery_id=delivery.pk)
+        status = delivery_attempt(delivery_id=delivery.pk, enqueue=deliveries_enqueue)
         delivery.refresh_from_db()
         self.stdout.write(
             f"{delivery.id}: {status} after attempt {delivery.attempts} "

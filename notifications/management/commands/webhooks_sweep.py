@@ -3,6 +3,7 @@
 from django.core.management.base import BaseCommand
 
 from notifications.delivery import deliveries_sweep
+from notifications.tasks import deliveries_enqueue
 
 
 class Command(BaseCommand):
@@ -25,5 +26,5 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, overdue: float, **options) -> None:
-        enqueued = deliveries_sweep(overdue_seconds=max(0.0, overdue))
+        enqueued = deliveries_sweep(enqueue=deliveries_enqueue, overdue_seconds=max(0.0, overdue))
         self.stdout.write(f"{enqueued} due webhook delivery(ies) enqueued.")
