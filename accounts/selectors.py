@@ -5,12 +5,27 @@ from django.utils import timezone
 
 from accounts.models import AccessToken, Owner, User, UserType
 from accounts.tokens import token_hash
+from config.errors import PermissionRefused
 from listings.models import Property
 
 
 def is_admin(user) -> bool:
     """Whether the user (anonymous visitors included) is an administrator (D7)."""
     return bool(user and user.is_authenticated and user.user_type == UserType.ADMIN)
+
+
+def user_id_named(*, viewer: User, user_id: str | None, refusal: str) -> str:
+    """The id of the user a request is about: `user_id` when it names one, else the viewer.
+
+    Naming another user is for admins (D7); anyone else is refused with `refusal` as a 403
+    permission_denied on `userId` (docs/api.md), before the id is looked up, so the answer
+    never tells whether that user exists. Every `userId` of the API is checked here.
+    """
+    if not user_id or user_id == viewer.pk:
+        return viewer.pk
+    if not is_admin(viewer):
+        raise PermissionRefused(refusal, field="userId")
+    return user_id
 
 
 def access_token_find(*, token: str) -> AccessToken | None:

@@ -3,8 +3,7 @@
 from django.db.models import F, Prefetch, QuerySet
 
 from accounts.models import User
-from accounts.selectors import is_admin
-from config.errors import PermissionRefused
+from accounts.selectors import is_admin, user_id_named
 from favorites.models import Favorite
 from listings.selectors import gallery_files, property_visible_to
 from media_app.models import Image
@@ -38,9 +37,9 @@ def favorite_loading(favorites: QuerySet[Favorite]) -> QuerySet[Favorite]:
 
 def _favorites_listed(*, viewer: User, user_id: str | None) -> QuerySet[Favorite]:
     """One user's favorites whose listing the viewer still sees, checked as D7 says."""
-    user_id = user_id or viewer.pk
-    if user_id != viewer.pk and not is_admin(viewer):
-        raise PermissionRefused("You may list only your own favorites.", field="userId")
+    user_id = user_id_named(
+        viewer=viewer, user_id=user_id, refusal="You may list only your own favorites."
+    )
     return Favorite.objects.filter(
         user_id=user_id, property__in=property_visible_to(viewer=viewer)
     ).order_by(*NEWEST_FIRST)

@@ -3,6 +3,7 @@
 from django.db import IntegrityError, transaction
 
 from accounts.models import User
+from accounts.selectors import is_admin, user_id_named
 from config.errors import Conflict, NotFound, PermissionRefused
 from favorites.models import Favorite
 from favorites.representations import favorite_representation
@@ -14,9 +15,7 @@ ALREADY_FAVORITE = "This listing is already among the user's favorites."
 NO_SUCH_FAVORITE = "This listing is not among the user's favorites."
 
 
-def favorites_managed_by(*, user_id: str, by: User) -> bool:
-    """True when `by` may add and remove the favorites of user `user_id`: they and admins (D7)."""
-    return by.is_authenticated and (by.pk == user_id or by.is_admin)
+MANAGE_ONLY_YOUR_OWN = "You may manage only your own favorites."
 
 
 @transaction.atomic
@@ -28,8 +27,7 @@ def favorite_add(*, user: User, property: Property, by: User) -> Favorite:
     requests racing past the check meet the database's unique constraint: the loser gets
     the same 409. The favorite.created event goes to the listing owner's webhooks (D12).
     """
-    if not favorites_managed_by(user_id=user.pk, by=by):
-        raise PermissionRefused("You may manage only your own favorites.", field="userId")
+    user_id_named(viewer=by, user_id=user.pk, refusal=MANAGE_ONLY_YOUR_OWN)
     if Favorite.objects.filter(user=user, property=property).exists():
         raise Conflict(ALREADY_FAVORITE, field="propertyId")
     try:
@@ -48,15 +46,14 @@ def favorite_add(*, user: User, property: Property, by: User) -> Favorite:
 
 def favorite_remove(*, favorite: Favorite, by: User) -> None:
     """Remove one favorite; the favorite's user and admins may."""
-    if not favorites_managed_by(user_id=favorite.user_id, by=by):
-        raise PermissionRefused("You may manage only your own favorites.")
+    if favorite.user_id != by.pk and not is_admin(by):
+        raise PermissionRefused(MANAGE_ONLY_YOUR_OWN)
     favorite.delete()
 
 
 def favorite_remove_for(*, user: User, property: Property, by: User) -> None:
     """Remove the user's favorite of a listing (one DELETE); none there is 404 not_found."""
-    if not favorites_managed_by(user_id=user.pk, by=by):
-        raise PermissionRefused("You may manage only your own favorites.", field="userId")
+    user_id_named(viewer=by, user_id=user.pk, refusal=MANAGE_ONLY_YOUR_OWN)
     deleted, _per_model = Favorite.objects.filter(user=user, property=property).delete()
     if not deleted:
         raise NotFound(NO_SUCH_FAVORITE)

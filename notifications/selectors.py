@@ -3,8 +3,7 @@
 from django.db.models import F, Prefetch, QuerySet, prefetch_related_objects
 
 from accounts.models import User
-from accounts.selectors import is_admin
-from config.errors import PermissionRefused
+from accounts.selectors import is_admin, user_id_named
 from listings.models import Property
 from listings.selectors import gallery_files
 from media_app.models import Image
@@ -42,9 +41,9 @@ def notification_list(*, viewer: User, user_id: str | None = None) -> QuerySet[N
     Naming another user is for admins; anyone else gets 403 (D7). An admin who names nobody
     gets their own notifications too, like everyone else.
     """
-    user_id = user_id or viewer.pk
-    if user_id != viewer.pk and not is_admin(viewer):
-        raise PermissionRefused("You may list only your own notifications.", field="userId")
+    user_id = user_id_named(
+        viewer=viewer, user_id=user_id, refusal="You may list only your own notifications."
+    )
     return Notification.objects.filter(user_id=user_id).order_by(*NEWEST_FIRST)
 
 

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import transaction
 
 from accounts.models import User, UserType
+from accounts.selectors import user_id_named
 from config.errors import Conflict, PermissionRefused, ValidationFailed
 from listings.models import Property
 from notifications.events import NewEvent, events_record
@@ -106,13 +107,15 @@ def notification_mark_read(
     return notification
 
 
+MARK_ONLY_YOUR_OWN = "You may mark only your own notifications."
+
+
 def notification_mark_all_read(*, user: User, by: User) -> int:
     """Mark every unread notification of the user read, in one UPDATE; returns how many changed.
 
     The user themselves and admins may (D7).
     """
-    if not (by.is_authenticated and (by.pk == user.pk or by.is_admin)):
-        raise PermissionRefused("You may mark only your own notifications.", field="userId")
+    user_id_named(viewer=by, user_id=user.pk, refusal=MARK_ONLY_YOUR_OWN)
     return Notification.objects.filter(user=user, read=False).update(read=True)
 
 

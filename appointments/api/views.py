@@ -3,11 +3,11 @@
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import status, viewsets
-from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from accounts.models import Owner, UserType
+from accounts.selectors import user_id_named
 from appointments import selectors, services
 from appointments.api.serializers import (
     AppointmentCreateSerializer,
@@ -16,6 +16,7 @@ from appointments.api.serializers import (
     AppointmentSerializer,
 )
 from appointments.filters import AppointmentFilter
+from config.errors import PermissionRefused
 from listings.selectors import property_visible_to
 
 
@@ -58,15 +59,19 @@ class AppointmentViewSet(viewsets.GenericViewSet):
     def _check_filter_ownership(self, request) -> None:
         """A filter naming someone else's records is 403 for non-admins (D7)."""
         user = request.user
+        # An empty parameter is no filter, as the filter set reads it.
+        user_id_named(
+            viewer=user,
+            user_id=request.query_params.get("userId"),
+            refusal="You may list only your own visits.",
+        )
         if user.user_type == UserType.ADMIN:
             return
-        # An empty parameter is no filter, as the filter set reads it.
-        user_id = request.query_params.get("userId")
-        if user_id and user_id != user.pk:
-            raise PermissionDenied("You may list only your own visits.")
         owner_id = request.query_params.get("ownerId")
         if owner_id and not Owner.objects.filter(pk=owner_id, user=user).exists():
-            raise PermissionDenied("You may list only the visits of your own listings.")
+            raise PermissionRefused(
+                "You may list only the visits of your own listings.", field="ownerId"
+            )
 
     def _body(self, appointment, *, response_status=status.HTTP_200_OK) -> Response:
         appointment = selectors.appointment_list_loading(self.get_queryset()).get(pk=appointment.pk)

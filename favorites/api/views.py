@@ -7,10 +7,11 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from accounts.models import User
+from accounts.selectors import user_id_named
 from config.api.fields import id_parameter, query_id
 from config.api.renderers import CamelCasedActionsMixin
 from config.api.schema import AutoSchema
-from config.errors import NotFound, PermissionRefused, ValidationFailed
+from config.errors import NotFound, ValidationFailed
 from favorites import selectors, services
 from favorites.api.serializers import (
     FavoriteCreateSerializer,
@@ -18,6 +19,7 @@ from favorites.api.serializers import (
     FavoriteSerializer,
     favorite_items,
 )
+from favorites.services import MANAGE_ONLY_YOUR_OWN
 from listings.models import Property
 from listings.selectors import property_visible_to
 
@@ -30,10 +32,9 @@ def _named_user(request, user_id: str | None) -> User | None:
     Naming another user is for admins; anyone else gets 403 before that id is looked up, so
     the answer never tells whether it exists (D7). None when an admin names an unknown id.
     """
-    if not user_id or user_id == request.user.pk:
+    user_id = user_id_named(viewer=request.user, user_id=user_id, refusal=MANAGE_ONLY_YOUR_OWN)
+    if user_id == request.user.pk:
         return request.user
-    if not services.favorites_managed_by(user_id=user_id, by=request.user):
-        raise PermissionRefused("You may manage only your own favorites.", field="userId")
     return User.objects.filter(pk=user_id).first()
 
 

@@ -8,13 +8,13 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from accounts.models import User
-from accounts.selectors import is_admin
+from accounts.selectors import user_id_named
 from config.api.fields import id_parameter, query_id
 from config.api.pagination import DataPagination
 from config.api.permissions import IsAdmin, IsOwnerUser
 from config.api.renderers import CamelCasedActionsMixin
 from config.api.throttling import WebhookRegisterThrottle
-from config.errors import PermissionRefused, ValidationFailed
+from config.errors import ValidationFailed
 from notifications import selectors, services
 from notifications.api.serializers import (
     MarkAllReadResultSerializer,
@@ -32,6 +32,7 @@ from notifications.api.serializers import (
     notification_items,
 )
 from notifications.filters import NotificationFilter
+from notifications.services import MARK_ONLY_YOUR_OWN
 
 
 @extend_schema_view(
@@ -177,10 +178,9 @@ def _named_user(request, user_id: str | None) -> User:
     Naming another user is for admins; anyone else gets 403 before that id is looked up, so
     the answer never tells whether it exists (D7). An admin naming no user is 400 (D2).
     """
-    if not user_id or user_id == request.user.pk:
+    user_id = user_id_named(viewer=request.user, user_id=user_id, refusal=MARK_ONLY_YOUR_OWN)
+    if user_id == request.user.pk:
         return request.user
-    if not is_admin(request.user):
-        raise PermissionRefused("You may mark only your own notifications.", field="userId")
     user = User.objects.filter(pk=user_id).first()
     if user is None:
         raise ValidationFailed("No user has this id.", field="userId")

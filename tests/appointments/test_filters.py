@@ -174,6 +174,23 @@ def test_admin_filters_on_any_owner_id(admin_client, other_owner, visits):
     ]
 
 
+# The answer of every userId naming someone else (docs/api.md), and of an ownerId.
+NOT_YOUR_VISITS = [
+    {
+        "field": "userId",
+        "message": "You may list only your own visits.",
+        "code": "permission_denied",
+    }
+]
+NOT_YOUR_LISTINGS = [
+    {
+        "field": "ownerId",
+        "message": "You may list only the visits of your own listings.",
+        "code": "permission_denied",
+    }
+]
+
+
 @pytest.mark.parametrize(
     ("caller", "named_user"),
     [
@@ -189,7 +206,7 @@ def test_non_admin_naming_another_users_id_is_403(clients, users, visits, caller
     response = clients[caller].get(APPOINTMENTS_URL, {"userId": users[named_user].id})
 
     # then
-    assert_problem(response, status=403, code="permission_denied")
+    assert_problem(response, status=403, code="permission_denied", errors=NOT_YOUR_VISITS)
 
 
 def test_non_admin_naming_an_unknown_user_id_is_403(customer_client, visits):
@@ -197,7 +214,7 @@ def test_non_admin_naming_an_unknown_user_id_is_403(customer_client, visits):
     response = customer_client.get(APPOINTMENTS_URL, {"userId": "zzzzzzzzzzzzzzzzzzzzzzzzz"})
 
     # then
-    assert_problem(response, status=403, code="permission_denied")
+    assert_problem(response, status=403, code="permission_denied", errors=NOT_YOUR_VISITS)
 
 
 @pytest.mark.parametrize(
@@ -211,7 +228,7 @@ def test_non_admin_naming_an_owner_id_not_theirs_is_403(
     response = clients[caller].get(APPOINTMENTS_URL, {"ownerId": users[named_owner].owner.id})
 
     # then
-    assert_problem(response, status=403, code="permission_denied")
+    assert_problem(response, status=403, code="permission_denied", errors=NOT_YOUR_LISTINGS)
 
 
 def test_property_id_filter(owner_client, listing, visits):
