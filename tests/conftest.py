@@ -9,6 +9,9 @@ from django.core.files.uploadhandler import MemoryFileUploadHandler, TemporaryFi
 from django.db import connection
 from rest_framework.throttling import SimpleRateThrottle
 
+# The users of each role, their signed-in clients and the emptied cache, for every test.
+pytest_plugins = ["tests.fixtures"]
+
 
 def pytest_collection_modifyitems(config, items):
     """Tests marked postgres_only run in the PostgreSQL leg of CI, and only there."""

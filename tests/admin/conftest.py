@@ -1,18 +1,12 @@
-"""Fixtures of the back-office tests: an ADMIN user and a test client signed in as them."""
+"""Fixtures of the back-office tests: an ADMIN user and a test client signed in as them.
+
+tests/fixtures.py empties the cache (where admin login attempts count) around every test.
+"""
 
 import pytest
-from django.core.cache import cache
 
 from accounts.models import UserType
 from accounts.services import user_create
-
-
-@pytest.fixture(autouse=True)
-def empty_cache():
-    """Admin login attempts count in the cache: every test starts and ends with none."""
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture

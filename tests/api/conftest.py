@@ -1,14 +1,14 @@
-"""Fixtures of the API tests: anonymous and signed-in clients, users of each type, rates."""
+"""Fixtures of the API tests: clients that record every exchange, signed in or not.
 
-import itertools
+The users of each type come from tests/fixtures.py; `make_user` is in tests/support.py.
+"""
 
 import pytest
-from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from accounts.models import User, UserType
-from accounts.services import access_token_issue, user_create
+from accounts.models import User
 from tests.api.support import PASSWORD, Exchange, password_material_in, sent_passwords
+from tests.support import signed_in_client
 
 USERS_PATH = "/api/v1/users"
 
@@ -42,14 +42,6 @@ def _stored_hashes() -> set[str]:
     return set(User.objects.values_list("password", flat=True))
 
 
-@pytest.fixture(autouse=True)
-def clear_cache():
-    """Throttle counters live in the cache; no test sees another's."""
-    cache.clear()
-    yield
-    cache.clear()
-
-
 @pytest.fixture
 def journal() -> list[Exchange]:
     """Every exchange of the test's API clients, in order."""
@@ -63,58 +55,14 @@ def api_client(journal) -> RecordingAPIClient:
 
 
 @pytest.fixture
-def make_user(db):
-    """Make a user of a type through the service, with its role record; password PASSWORD."""
-    numbers = itertools.count(1)
-
-    def make(user_type: str = UserType.CUSTOMER, **fields) -> User:
-        """A user of this type; fields override the numbered defaults."""
-        number = next(numbers)
-        fields.setdefault("email", f"{user_type.lower()}{number}@example.com")
-        fields.setdefault("name", f"{user_type.title()} Number {number}")
-        fields.setdefault("phone", f"+3460000{number:04d}")
-        fields.setdefault("password", PASSWORD)
-        return user_create(user_type=user_type, **fields)
-
-    return make
-
-
-@pytest.fixture
 def sign_in(journal):
     """Make a client that sends a fresh bearer token of a user."""
 
     def make(user: User) -> RecordingAPIClient:
         """A client carrying a new token of the user."""
-        token, _access_token = access_token_issue(user=user)
-        client = RecordingAPIClient(journal)
-        client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
-        return client
+        return signed_in_client(user, RecordingAPIClient(journal))
 
     return make
-
-
-@pytest.fixture
-def customer(make_user) -> User:
-    """A CUSTOMER user with its Customer record."""
-    return make_user(UserType.CUSTOMER)
-
-
-@pytest.fixture
-def other_customer(make_user) -> User:
-    """A second CUSTOMER, the "another user" of D7."""
-    return make_user(UserType.CUSTOMER)
-
-
-@pytest.fixture
-def owner(make_user) -> User:
-    """An OWNER user with its Owner record."""
-    return make_user(UserType.OWNER)
-
-
-@pytest.fixture
-def admin(make_user) -> User:
-    """An ADMIN user with its Admin record."""
-    return make_user(UserType.ADMIN)
 
 
 @pytest.fixture

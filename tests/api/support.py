@@ -5,9 +5,9 @@ from dataclasses import dataclass, field
 
 from rest_framework.test import APIClient
 
+from tests.support import PASSWORD as PASSWORD
+
 PROBLEM_CONTENT_TYPE = "application/problem+json"
-# The password of every user the fixtures make; strong enough for Django's validators.
-PASSWORD = "correct-horse-battery-staple"
 PROBLEM_KEYS = {"type", "title", "status", "detail", "code"}
 
 # The public shape of a user (D4), and the detail shape with `owner` (service interface).

@@ -16,6 +16,7 @@ from tests.api.support import (
     iso,
     user_body,
 )
+from tests.support import make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("password_material_check")]
 
@@ -131,7 +132,7 @@ def test_server_controlled_and_unknown_fields_of_a_registration_are_ignored(api_
 @pytest.mark.parametrize(
     "email", ["taken@example.com", "TAKEN@example.com", "Taken@Example.Com", " taken@EXAMPLE.com "]
 )
-def test_register_with_a_taken_email_in_any_case_is_409(api_client, make_user, email):
+def test_register_with_a_taken_email_in_any_case_is_409(api_client, email):
     # given an account with the email
     existing = make_user(email="taken@example.com")
 

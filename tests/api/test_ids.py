@@ -18,6 +18,7 @@ from media_app.models import Image, Video
 from notifications.models import Notification
 from tests.api.support import assert_problem
 from tests.factories import FavoriteFactory, NotificationFactory, PropertyFactory, UserFactory
+from tests.support import make_user
 
 SCHEMA_PATH = "/api/v1/schema/"
 # Values an id pattern refuses, each by one rule: too short, too long, a digit first, a
@@ -71,7 +72,7 @@ def _rows() -> dict[str, int]:
 
 
 @pytest.mark.django_db
-def test_every_id_the_schema_declares_is_refused_when_it_is_not_one(document, make_user, sign_in):
+def test_every_id_the_schema_declares_is_refused_when_it_is_not_one(document, sign_in):
     # given an administrator (who may make every request), a listing, and every place of a
     # request the schema says holds an id
     client = sign_in(make_user(UserType.ADMIN))

@@ -26,6 +26,7 @@ from tests.factories import (
     PropertyFactory,
     TypeSpecificRecordFactory,
 )
+from tests.support import make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("password_material_check")]
 
@@ -104,7 +105,7 @@ def test_anonymous_cannot_list_users(api_client, customer):
 
 
 @pytest.mark.parametrize("user_type", [UserType.CUSTOMER, UserType.OWNER])
-def test_customers_and_owners_may_not_list_users(make_user, sign_in, user_type):
+def test_customers_and_owners_may_not_list_users(sign_in, user_type):
     # given
     client = sign_in(make_user(user_type))
 
@@ -132,7 +133,7 @@ def test_an_admin_lists_every_user_newest_first(admin_api, admin, customer, owne
     assert body["data"] == [user_body(owner), user_body(admin), user_body(customer)]
 
 
-def test_the_user_list_filters_by_user_type(admin_api, make_user):
+def test_the_user_list_filters_by_user_type(admin_api):
     # given two owners and a customer
     first_owner = make_user(UserType.OWNER)
     make_user(UserType.CUSTOMER)
@@ -151,7 +152,7 @@ def test_the_user_list_filters_by_user_type(admin_api, make_user):
 
 
 @pytest.mark.parametrize("typed", ["customer1@example.com", "CUSTOMER1@Example.COM"])
-def test_the_user_list_filters_by_email_in_any_case(admin_api, make_user, typed):
+def test_the_user_list_filters_by_email_in_any_case(admin_api, typed):
     # given
     wanted = make_user(UserType.CUSTOMER, email="customer1@example.com")
     make_user(UserType.CUSTOMER, email="customer10@example.com")
@@ -186,7 +187,7 @@ def test_an_unknown_user_type_filter_is_400_naming_user_type(admin_api):
     )
 
 
-def test_the_user_list_is_paginated_by_page_and_limit(admin_api, admin, make_user):
+def test_the_user_list_is_paginated_by_page_and_limit(admin_api, admin):
     # given five users, oldest first
     users = [admin, *(make_user() for _number in range(4))]
     spread_creation_times(*users)
@@ -260,7 +261,7 @@ def test_out_of_range_pagination_is_400_naming_the_parameter(admin_api, query, e
 
 
 @pytest.mark.parametrize("user_type", [UserType.CUSTOMER, UserType.ADMIN])
-def test_a_user_who_is_not_an_owner_sees_themselves_with_owner_null(make_user, sign_in, user_type):
+def test_a_user_who_is_not_an_owner_sees_themselves_with_owner_null(sign_in, user_type):
     # given
     user = make_user(user_type)
 
@@ -311,7 +312,7 @@ def test_an_owner_without_listings_has_an_empty_list(owner, owner_api):
 
 
 @pytest.mark.parametrize("user_type", [UserType.CUSTOMER, UserType.OWNER])
-def test_another_users_detail_is_404(make_user, sign_in, other_customer, user_type):
+def test_another_users_detail_is_404(sign_in, other_customer, user_type):
     # given
     client = sign_in(make_user(user_type))
 
@@ -670,7 +671,7 @@ def test_an_admin_resets_a_password_without_knowing_it(
 
 
 @pytest.mark.parametrize("user_type", [UserType.CUSTOMER, UserType.OWNER])
-def test_another_user_may_not_change_a_user(make_user, sign_in, other_customer, user_type):
+def test_another_user_may_not_change_a_user(sign_in, other_customer, user_type):
     # given
     client = sign_in(make_user(user_type))
     before = snapshot()
@@ -752,9 +753,7 @@ def test_a_user_deletes_their_account_and_what_hangs_on_it(
 
 
 @pytest.mark.parametrize("user_type", [UserType.CUSTOMER, UserType.OWNER])
-def test_another_user_may_not_delete_an_account(
-    make_user, sign_in, other_customer, belongings, user_type
-):
+def test_another_user_may_not_delete_an_account(sign_in, other_customer, belongings, user_type):
     # given
     client = sign_in(make_user(user_type))
     before = snapshot()
@@ -838,7 +837,7 @@ def test_the_last_administrator_cannot_stop_being_one(admin, admin_api):
     assert snapshot() == before
 
 
-def test_an_administrator_leaves_once_another_one_exists(admin, admin_api, make_user):
+def test_an_administrator_leaves_once_another_one_exists(admin, admin_api):
     # given a second administrator
     make_user(UserType.ADMIN)
 

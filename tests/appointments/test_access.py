@@ -30,8 +30,8 @@ REQUEST_IDS = ["get", "confirm", "cancel", "reschedule", "notes", "delete"]
 
 
 @pytest.fixture
-def appointment(listing, customer_user):
-    return AppointmentFactory(property=listing, user=customer_user, date=at(0), notes="Gate B")
+def appointment(listing, customer):
+    return AppointmentFactory(property=listing, user=customer, date=at(0), notes="Gate B")
 
 
 def send(client, method: str, url: str, body):

@@ -35,7 +35,7 @@ def assert_nothing_booked() -> None:
 
 
 def test_customer_books_a_visit_and_the_owner_is_notified_once(
-    customer_client, customer_user, owner_user, listing
+    customer_client, customer, owner, listing
 ):
     # when
     response = customer_client.post(APPOINTMENTS_URL, booking(listing), format="json")
@@ -45,13 +45,13 @@ def test_customer_books_a_visit_and_the_owner_is_notified_once(
     appointment = Appointment.objects.get()
     assert response.json() == resource(appointment)
     assert (appointment.user_id, appointment.owner_id, appointment.status) == (
-        customer_user.id,
+        customer.id,
         listing.owner_id,
         AppointmentStatus.PENDING,
     )
     notification = Notification.objects.get()
     assert (notification.user_id, notification.property_id, notification.title) == (
-        owner_user.id,
+        owner.id,
         listing.id,
         "New visit request",
     )
@@ -62,14 +62,14 @@ def test_customer_books_a_visit_and_the_owner_is_notified_once(
 
 
 def test_an_owner_user_books_a_visit_of_another_owners_listing(
-    other_owner_client, other_owner_user, listing
+    other_owner_client, other_owner, listing
 ):
     # when
     response = other_owner_client.post(APPOINTMENTS_URL, booking(listing), format="json")
 
     # then
     assert response.status_code == 201, response.content
-    assert response.json()["userId"] == other_owner_user.id
+    assert response.json()["userId"] == other_owner.id
     assert response.json()["ownerId"] == listing.owner_id
 
 
@@ -160,9 +160,11 @@ def test_duration_out_of_range_is_400_naming_duration(customer_client, listing, 
 
 
 @pytest.mark.parametrize("status", [PropertyStatus.PENDING, PropertyStatus.SUSPENDED])
-def test_someone_elses_hidden_listing_is_400_naming_property_id(customer_client, owner, status):
+def test_someone_elses_hidden_listing_is_400_naming_property_id(
+    customer_client, owner_record, status
+):
     # given a listing the customer cannot see
-    hidden = ListingFactory(owner=owner, status=status)
+    hidden = ListingFactory(owner=owner_record, status=status)
 
     # when
     response = customer_client.post(APPOINTMENTS_URL, booking(hidden), format="json")
@@ -174,9 +176,9 @@ def test_someone_elses_hidden_listing_is_400_naming_property_id(customer_client,
 
 
 @pytest.mark.parametrize("status", [PropertyStatus.SOLD, PropertyStatus.RENTED])
-def test_sold_or_rented_listing_is_409(customer_client, owner, status):
+def test_sold_or_rented_listing_is_409(customer_client, owner_record, status):
     # given
-    gone = ListingFactory(owner=owner, status=status)
+    gone = ListingFactory(owner=owner_record, status=status)
 
     # when
     response = customer_client.post(APPOINTMENTS_URL, booking(gone), format="json")
@@ -198,13 +200,13 @@ def test_sold_or_rented_listing_is_409(customer_client, owner, status):
 
 
 @pytest.mark.parametrize("status", [PropertyStatus.PENDING, PropertyStatus.SUSPENDED])
-def test_hidden_listing_the_caller_can_see_is_409(admin_client, customer_user, owner, status):
+def test_hidden_listing_the_caller_can_see_is_409(admin_client, customer, owner_record, status):
     # given a hidden listing, which an admin can see
-    hidden = ListingFactory(owner=owner, status=status)
+    hidden = ListingFactory(owner=owner_record, status=status)
 
     # when the admin books it for a customer
     response = admin_client.post(
-        APPOINTMENTS_URL, booking(hidden, userId=customer_user.id), format="json"
+        APPOINTMENTS_URL, booking(hidden, userId=customer.id), format="json"
     )
 
     # then
@@ -213,9 +215,9 @@ def test_hidden_listing_the_caller_can_see_is_409(admin_client, customer_user, o
 
 
 @pytest.mark.parametrize("status", [PropertyStatus.AVAILABLE, PropertyStatus.PENDING])
-def test_owner_booking_their_own_listing_is_403(owner_client, owner, status):
+def test_owner_booking_their_own_listing_is_403(owner_client, owner_record, status):
     # given one of the owner's listings, public or still hidden
-    own = ListingFactory(owner=owner, status=status)
+    own = ListingFactory(owner=owner_record, status=status)
 
     # when
     response = owner_client.post(APPOINTMENTS_URL, booking(own), format="json")
@@ -247,10 +249,10 @@ def test_owner_id_equal_to_the_listings_owner_is_accepted(customer_client, listi
     assert Appointment.objects.get().owner_id == listing.owner_id
 
 
-def test_another_owner_id_is_400_naming_owner_id(customer_client, listing, other_owner):
+def test_another_owner_id_is_400_naming_owner_id(customer_client, listing, other_owner_record):
     # when
     response = customer_client.post(
-        APPOINTMENTS_URL, booking(listing, ownerId=other_owner.id), format="json"
+        APPOINTMENTS_URL, booking(listing, ownerId=other_owner_record.id), format="json"
     )
 
     # then
@@ -292,15 +294,15 @@ def test_unknown_or_missing_property_id_is_400_naming_property_id(customer_clien
     assert_nothing_booked()
 
 
-def test_customer_naming_themselves_as_user_id_books(customer_client, customer_user, listing):
+def test_customer_naming_themselves_as_user_id_books(customer_client, customer, listing):
     # when
     response = customer_client.post(
-        APPOINTMENTS_URL, booking(listing, userId=customer_user.id), format="json"
+        APPOINTMENTS_URL, booking(listing, userId=customer.id), format="json"
     )
 
     # then
     assert response.status_code == 201, response.content
-    assert Appointment.objects.get().user_id == customer_user.id
+    assert Appointment.objects.get().user_id == customer.id
 
 
 def test_unknown_user_id_is_400_naming_user_id(customer_client, listing):
@@ -314,10 +316,10 @@ def test_unknown_user_id_is_400_naming_user_id(customer_client, listing):
     assert_nothing_booked()
 
 
-def test_customer_naming_another_user_id_is_403(customer_client, other_customer_user, listing):
+def test_customer_naming_another_user_id_is_403(customer_client, other_customer, listing):
     # when
     response = customer_client.post(
-        APPOINTMENTS_URL, booking(listing, userId=other_customer_user.id), format="json"
+        APPOINTMENTS_URL, booking(listing, userId=other_customer.id), format="json"
     )
 
     # then
@@ -336,29 +338,25 @@ def test_customer_naming_another_user_id_is_403(customer_client, other_customer_
     assert_nothing_booked()
 
 
-def test_admin_books_a_visit_for_a_customer(
-    admin_client, admin_user, customer_user, owner_user, listing
-):
+def test_admin_books_a_visit_for_a_customer(admin_client, admin, customer, owner, listing):
     # when
     response = admin_client.post(
-        APPOINTMENTS_URL, booking(listing, userId=customer_user.id), format="json"
+        APPOINTMENTS_URL, booking(listing, userId=customer.id), format="json"
     )
 
     # then
     assert response.status_code == 201, response.content
     appointment = Appointment.objects.get()
     assert response.json() == resource(appointment)
-    assert appointment.user_id == customer_user.id
+    assert appointment.user_id == customer.id
     # the administrator who booked is recorded as involved
-    assert appointment.admin_id == admin_user.admin.id
-    assert notifications_of(owner_user) == [("New visit request", listing.id)]
+    assert appointment.admin_id == admin.admin.id
+    assert notifications_of(owner) == [("New visit request", listing.id)]
 
 
-def test_admin_cannot_book_for_the_listings_own_owner(admin_client, owner_user, listing):
+def test_admin_cannot_book_for_the_listings_own_owner(admin_client, owner, listing):
     # when
-    response = admin_client.post(
-        APPOINTMENTS_URL, booking(listing, userId=owner_user.id), format="json"
-    )
+    response = admin_client.post(APPOINTMENTS_URL, booking(listing, userId=owner.id), format="json")
 
     # then
     assert_field_problem(response, status=403, code="permission_denied", field="propertyId")
@@ -416,12 +414,10 @@ TOUCHING = [
 @pytest.mark.parametrize("status", [AppointmentStatus.PENDING, AppointmentStatus.CONFIRMED])
 @pytest.mark.parametrize(("start", "duration"), OVERLAPPING)
 def test_overlapping_visit_of_the_same_listing_is_409(
-    customer_client, other_customer_user, listing, status, start, duration
+    customer_client, other_customer, listing, status, start, duration
 ):
     # given
-    existing = AppointmentFactory(
-        property=listing, user=other_customer_user, date=at(0), status=status
-    )
+    existing = AppointmentFactory(property=listing, user=other_customer, date=at(0), status=status)
 
     # when
     response = customer_client.post(
@@ -447,10 +443,10 @@ def test_overlapping_visit_of_the_same_listing_is_409(
 
 @pytest.mark.parametrize(("start", "duration"), TOUCHING)
 def test_visit_touching_another_at_its_edge_is_allowed(
-    customer_client, other_customer_user, listing, start, duration
+    customer_client, other_customer, listing, start, duration
 ):
     # given
-    AppointmentFactory(property=listing, user=other_customer_user, date=at(0))
+    AppointmentFactory(property=listing, user=other_customer, date=at(0))
 
     # when
     response = customer_client.post(
@@ -462,11 +458,11 @@ def test_visit_touching_another_at_its_edge_is_allowed(
     assert Appointment.objects.count() == 2
 
 
-def test_completed_visit_still_holds_its_slot(customer_client, other_customer_user, listing):
+def test_completed_visit_still_holds_its_slot(customer_client, other_customer, listing):
     # given
     AppointmentFactory(
         property=listing,
-        user=other_customer_user,
+        user=other_customer,
         date=at(0),
         status=AppointmentStatus.COMPLETED,
     )
@@ -480,7 +476,7 @@ def test_completed_visit_still_holds_its_slot(customer_client, other_customer_us
 
 
 def test_cancelled_visit_frees_its_slot(
-    customer_client, other_customer_client, other_customer_user, listing
+    customer_client, other_customer_client, other_customer, listing
 ):
     # given a visit that holds the slot
     first = other_customer_client.post(APPOINTMENTS_URL, booking(listing), format="json")
@@ -502,11 +498,11 @@ def test_cancelled_visit_frees_its_slot(
 
 
 def test_visits_of_different_listings_never_conflict(
-    customer_client, other_customer_user, listing, owner
+    customer_client, other_customer, listing, owner_record
 ):
     # given a visit of a listing, and a second listing of the same owner
-    AppointmentFactory(property=listing, user=other_customer_user, date=at(0))
-    second_listing = ListingFactory(owner=owner)
+    AppointmentFactory(property=listing, user=other_customer, date=at(0))
+    second_listing = ListingFactory(owner=owner_record)
 
     # when the customer books the second listing at the same time
     response = customer_client.post(APPOINTMENTS_URL, booking(second_listing), format="json")
@@ -517,10 +513,10 @@ def test_visits_of_different_listings_never_conflict(
 
 
 def test_one_customer_may_hold_two_visits_of_different_listings_at_once(
-    customer_client, listing, owner
+    customer_client, listing, owner_record
 ):
     # given
-    second_listing = ListingFactory(owner=owner)
+    second_listing = ListingFactory(owner=owner_record)
     first = customer_client.post(APPOINTMENTS_URL, booking(listing), format="json")
 
     # when
@@ -532,15 +528,15 @@ def test_one_customer_may_hold_two_visits_of_different_listings_at_once(
 
 
 def test_refused_bookings_create_no_notification(
-    customer_client, owner_user, other_customer_user, listing, other_owner
+    customer_client, owner, other_customer, listing, other_owner_record
 ):
     # given a taken slot
-    AppointmentFactory(property=listing, user=other_customer_user, date=at(0))
+    AppointmentFactory(property=listing, user=other_customer, date=at(0))
     refused_bodies = [
         booking(listing),  # overlap
         booking(listing, 60, duration=14),
-        booking(listing, 60, ownerId=other_owner.id),
-        booking(listing, 60, userId=other_customer_user.id),
+        booking(listing, 60, ownerId=other_owner_record.id),
+        booking(listing, 60, userId=other_customer.id),
         {"date": iso(timezone.now() - datetime.timedelta(hours=1)), "propertyId": listing.id},
     ]
 
@@ -554,7 +550,7 @@ def test_refused_bookings_create_no_notification(
     assert statuses == [409, 400, 400, 403, 400]
     assert Appointment.objects.count() == 1
     assert Notification.objects.count() == 0
-    assert notifications_of(owner_user) == []
+    assert notifications_of(owner) == []
 
 
 def test_booking_and_its_notification_are_one_transaction(customer_client, listing, monkeypatch):

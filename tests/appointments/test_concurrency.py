@@ -10,7 +10,6 @@ from rest_framework.response import Response
 from appointments import services
 from appointments.models import Appointment, AppointmentStatus
 from notifications.models import Notification
-from tests.appointments.conftest import signed_in_client
 from tests.appointments.support import (
     APPOINTMENTS_URL,
     appointment_url,
@@ -20,6 +19,7 @@ from tests.appointments.support import (
 )
 from tests.concurrency import run_at_once
 from tests.factories import AppointmentFactory, ListingFactory, UserFactory
+from tests.support import signed_in_client
 
 RACERS = 20
 OVERLAP_ERROR = {
@@ -73,9 +73,9 @@ def race_ready(throttle_rates):
 
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_overlapping_bookings_make_one_visit(race_ready, owner):
+def test_concurrent_overlapping_bookings_make_one_visit(race_ready, owner_record):
     # given an AVAILABLE listing, and twenty slots that all overlap at(15)
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
     bodies = [
         {"date": iso(at(number)), "duration": 30, "propertyId": listing.id}
         for number in range(RACERS)
@@ -91,12 +91,12 @@ def test_concurrent_overlapping_bookings_make_one_visit(race_ready, owner):
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_the_database_constraint_decides_when_the_service_does_not_check(
-    race_ready, owner, monkeypatch
+    race_ready, owner_record, monkeypatch
 ):
     # given a service whose own overlap check sees nothing, so that every racer reaches
     # the insert and only the exclusion constraint stands between them
     monkeypatch.setattr(services, "_check_no_overlap", lambda **kwargs: None)
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
     bodies = [{"date": iso(at(0)), "duration": 30, "propertyId": listing.id} for _ in range(RACERS)]
 
     # when
@@ -108,9 +108,9 @@ def test_the_database_constraint_decides_when_the_service_does_not_check(
 
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_bookings_of_separate_slots_all_succeed(race_ready, owner):
+def test_concurrent_bookings_of_separate_slots_all_succeed(race_ready, owner_record):
     # given twenty slots that do not overlap
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
     bodies = [
         {"date": iso(at(number * 30)), "duration": 30, "propertyId": listing.id}
         for number in range(RACERS)
@@ -132,12 +132,12 @@ def test_concurrent_bookings_of_separate_slots_all_succeed(race_ready, owner):
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("overlap_check", ["service", "database only"])
 def test_concurrent_reschedules_onto_one_slot_leave_one(
-    race_ready, owner, monkeypatch, overlap_check
+    race_ready, owner_record, monkeypatch, overlap_check
 ):
     # given two visits of one listing, by two customers
     if overlap_check == "database only":
         monkeypatch.setattr(services, "_check_no_overlap", lambda **kwargs: None)
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
     customers = UserFactory.create_batch(2, password=None)
     visits = [
         AppointmentFactory(property=listing, user=customer, date=at(60 * number))
@@ -169,13 +169,13 @@ def test_concurrent_reschedules_onto_one_slot_leave_one(
 
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_confirmations_move_once_and_notify_once(race_ready, owner, customer_user):
+def test_concurrent_confirmations_move_once_and_notify_once(race_ready, owner_record, customer):
     # given a PENDING visit, and its owner signed in on many clients
-    listing = ListingFactory(owner=owner)
-    visit = AppointmentFactory(property=listing, user=customer_user, date=at(0))
+    listing = ListingFactory(owner=owner_record)
+    visit = AppointmentFactory(property=listing, user=customer, date=at(0))
     requests = [
         partial(
-            signed_in_client(owner.user).patch,
+            signed_in_client(owner_record.user).patch,
             appointment_url(visit.id),
             {"status": "CONFIRMED"},
             format="json",
@@ -192,18 +192,18 @@ def test_concurrent_confirmations_move_once_and_notify_once(race_ready, owner, c
     visit.refresh_from_db()
     assert visit.status == AppointmentStatus.CONFIRMED
     assert list(Notification.objects.values_list("user_id", "title")) == [
-        (customer_user.id, "Visit confirmed")
+        (customer.id, "Visit confirmed")
     ]
 
 
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_confirm_and_cancel_end_cancelled(
-    race_ready, owner, customer_user, customer_client, owner_client
+    race_ready, owner_record, customer, customer_client, owner_client
 ):
     # given a PENDING visit
-    listing = ListingFactory(owner=owner)
-    visit = AppointmentFactory(property=listing, user=customer_user, date=at(0))
+    listing = ListingFactory(owner=owner_record)
+    visit = AppointmentFactory(property=listing, user=customer, date=at(0))
     url = appointment_url(visit.id)
 
     # when the owner confirms while the customer cancels

@@ -20,11 +20,11 @@ pytestmark = pytest.mark.django_db
 
 
 def test_list_is_a_json_array_of_items_with_exactly_the_documented_keys(
-    customer_client, customer_user, listing
+    customer_client, customer, listing
 ):
     # given two visits of the customer, one with notes
-    first = AppointmentFactory(property=listing, user=customer_user, date=at(0), notes="Gate B")
-    second = AppointmentFactory(property=listing, user=customer_user, date=at(60), notes=None)
+    first = AppointmentFactory(property=listing, user=customer, date=at(0), notes="Gate B")
+    second = AppointmentFactory(property=listing, user=customer, date=at(60), notes=None)
 
     # when
     response = customer_client.get(APPOINTMENTS_URL)
@@ -45,12 +45,12 @@ def test_list_is_a_json_array_of_items_with_exactly_the_documented_keys(
         "status": "PENDING",
         "notes": "Gate B",
         "property": {"id": listing.id, "title": "Sunny flat near the park", "type": None},
-        "user": {"id": customer_user.id, "name": "Carla Customer"},
+        "user": {"id": customer.id, "name": "Carla Customer"},
         "owner": {"id": listing.owner_id, "userId": listing.owner.user_id},
     }
 
 
-def test_create_answers_201_with_the_whole_resource(customer_client, customer_user, listing):
+def test_create_answers_201_with_the_whole_resource(customer_client, customer, listing):
     # given
     body = {
         "date": "2031-05-14T12:00:00+02:00",
@@ -73,7 +73,7 @@ def test_create_answers_201_with_the_whole_resource(customer_client, customer_us
     assert created["status"] == "PENDING"
     assert created["notes"] == "I will come with my partner."
     assert created["propertyId"] == listing.id
-    assert created["userId"] == customer_user.id
+    assert created["userId"] == customer.id
     assert created["ownerId"] == listing.owner_id
     assert created["adminId"] is None
     assert created["createdAt"].endswith("Z")
@@ -95,9 +95,9 @@ def test_create_without_duration_books_the_default_30_minutes(customer_client, l
     assert appointment.notes is None
 
 
-def test_detail_answers_the_whole_resource(owner_client, customer_user, listing):
+def test_detail_answers_the_whole_resource(owner_client, customer, listing):
     # given
-    appointment = AppointmentFactory(property=listing, user=customer_user, date=at(0))
+    appointment = AppointmentFactory(property=listing, user=customer, date=at(0))
 
     # when
     response = owner_client.get(appointment_url(appointment.id))
@@ -108,9 +108,9 @@ def test_detail_answers_the_whole_resource(owner_client, customer_user, listing)
     assert response.json() == resource(appointment)
 
 
-def test_patch_answers_200_with_the_whole_updated_resource(owner_client, customer_user, listing):
+def test_patch_answers_200_with_the_whole_updated_resource(owner_client, customer, listing):
     # given
-    appointment = AppointmentFactory(property=listing, user=customer_user, date=at(0))
+    appointment = AppointmentFactory(property=listing, user=customer, date=at(0))
 
     # when
     response = owner_client.patch(
@@ -125,10 +125,10 @@ def test_patch_answers_200_with_the_whole_updated_resource(owner_client, custome
 
 
 def test_delete_cancels_keeps_the_record_and_answers_200_with_it(
-    customer_client, customer_user, listing
+    customer_client, customer, listing
 ):
     # given
-    appointment = AppointmentFactory(property=listing, user=customer_user, date=at(0))
+    appointment = AppointmentFactory(property=listing, user=customer, date=at(0))
 
     # when
     response = customer_client.delete(appointment_url(appointment.id))
@@ -141,9 +141,9 @@ def test_delete_cancels_keeps_the_record_and_answers_200_with_it(
     assert Appointment.objects.get(pk=appointment.id).status == AppointmentStatus.CANCELLED
 
 
-def test_paths_answer_with_and_without_a_trailing_slash(customer_client, customer_user):
+def test_paths_answer_with_and_without_a_trailing_slash(customer_client, customer):
     # given
-    appointment = AppointmentFactory(user=customer_user, property=ListingFactory(), date=at(0))
+    appointment = AppointmentFactory(user=customer, property=ListingFactory(), date=at(0))
 
     # when
     list_response = customer_client.get(f"{APPOINTMENTS_URL}/")

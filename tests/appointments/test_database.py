@@ -9,9 +9,9 @@ from django.db import IntegrityError, transaction
 from appointments import services
 from appointments.models import Appointment, AppointmentStatus
 from config.errors import Conflict
-from tests.appointments.conftest import signed_in_client
 from tests.appointments.support import APPOINTMENTS_URL, at, iso
 from tests.factories import AppointmentFactory, ListingFactory, UserFactory
+from tests.support import signed_in_client
 
 pytestmark = pytest.mark.django_db
 
@@ -31,20 +31,20 @@ def insert(**fields) -> Appointment:
     "end_offset", [datetime.timedelta(0), -datetime.timedelta(minutes=30)], ids=["at", "before"]
 )
 def test_ends_after_start_check_refuses_a_visit_ending_at_or_before_its_start(
-    listing, customer_user, end_offset
+    listing, customer, end_offset
 ):
     # when
     with pytest.raises(IntegrityError) as refused:
-        insert(property=listing, user=customer_user, date=at(0), ends_at=at(0) + end_offset)
+        insert(property=listing, user=customer, date=at(0), ends_at=at(0) + end_offset)
 
     # then
     assert "appointments_ends_after_start" in str(refused.value)
     assert Appointment.objects.count() == 0
 
 
-def test_ends_after_start_check_accepts_a_visit_ending_after_its_start(listing, customer_user):
+def test_ends_after_start_check_accepts_a_visit_ending_after_its_start(listing, customer):
     # when
-    appointment = insert(property=listing, user=customer_user, date=at(0), ends_at=at(15))
+    appointment = insert(property=listing, user=customer, date=at(0), ends_at=at(15))
 
     # then
     assert Appointment.objects.get() == appointment
@@ -94,9 +94,9 @@ def test_sequential_overlapping_api_bookings_leave_one(throttle_rates, listing):
 class TestOverlapExclusionConstraint:
     """The database refuses overlapping rows that no service checked."""
 
-    def test_refuses_an_overlapping_row_of_the_same_listing(self, listing, customer_user):
+    def test_refuses_an_overlapping_row_of_the_same_listing(self, listing, customer):
         # given
-        AppointmentFactory(property=listing, user=customer_user, date=at(0))
+        AppointmentFactory(property=listing, user=customer, date=at(0))
 
         # when
         with pytest.raises(IntegrityError) as refused:
@@ -110,19 +110,19 @@ class TestOverlapExclusionConstraint:
         "status",
         [AppointmentStatus.PENDING, AppointmentStatus.CONFIRMED, AppointmentStatus.COMPLETED],
     )
-    def test_refuses_whatever_the_non_cancelled_status(self, listing, customer_user, status):
+    def test_refuses_whatever_the_non_cancelled_status(self, listing, customer, status):
         # given
-        AppointmentFactory(property=listing, user=customer_user, date=at(0), status=status)
+        AppointmentFactory(property=listing, user=customer, date=at(0), status=status)
 
         # when
         with pytest.raises(IntegrityError) as refused:
-            insert(property=listing, user=customer_user, date=at(0), status=status)
+            insert(property=listing, user=customer, date=at(0), status=status)
 
         # then
         assert constraint_name(refused.value) == "appointments_no_overlap"
 
     @pytest.mark.parametrize("cancelled", ["existing", "new"])
-    def test_allows_overlap_when_one_is_cancelled(self, listing, customer_user, cancelled):
+    def test_allows_overlap_when_one_is_cancelled(self, listing, customer, cancelled):
         # given
         existing_status = (
             AppointmentStatus.CANCELLED if cancelled == "existing" else AppointmentStatus.PENDING
@@ -130,20 +130,20 @@ class TestOverlapExclusionConstraint:
         new_status = (
             AppointmentStatus.CANCELLED if cancelled == "new" else AppointmentStatus.PENDING
         )
-        AppointmentFactory(property=listing, user=customer_user, date=at(0), status=existing_status)
+        AppointmentFactory(property=listing, user=customer, date=at(0), status=existing_status)
 
         # when
-        insert(property=listing, user=customer_user, date=at(0), status=new_status)
+        insert(property=listing, user=customer, date=at(0), status=new_status)
 
         # then
         assert Appointment.objects.count() == 2
 
-    def test_refuses_reviving_a_cancelled_row_onto_a_taken_slot(self, listing, customer_user):
+    def test_refuses_reviving_a_cancelled_row_onto_a_taken_slot(self, listing, customer):
         # given a cancelled visit and a new one in its slot
         cancelled = AppointmentFactory(
-            property=listing, user=customer_user, date=at(0), status=AppointmentStatus.CANCELLED
+            property=listing, user=customer, date=at(0), status=AppointmentStatus.CANCELLED
         )
-        AppointmentFactory(property=listing, user=customer_user, date=at(0))
+        AppointmentFactory(property=listing, user=customer, date=at(0))
 
         # when
         cancelled.status = AppointmentStatus.PENDING
@@ -155,14 +155,14 @@ class TestOverlapExclusionConstraint:
         cancelled.refresh_from_db()
         assert cancelled.status == AppointmentStatus.CANCELLED
 
-    def test_allows_touching_rows_and_other_listings(self, listing, customer_user):
+    def test_allows_touching_rows_and_other_listings(self, listing, customer):
         # given
-        AppointmentFactory(property=listing, user=customer_user, date=at(0))
+        AppointmentFactory(property=listing, user=customer, date=at(0))
 
         # when
-        insert(property=listing, user=customer_user, date=at(30))
-        insert(property=listing, user=customer_user, date=at(-30))
-        insert(property=ListingFactory(), user=customer_user, date=at(0))
+        insert(property=listing, user=customer, date=at(30))
+        insert(property=listing, user=customer, date=at(-30))
+        insert(property=ListingFactory(), user=customer, date=at(0))
 
         # then
         assert Appointment.objects.count() == 4

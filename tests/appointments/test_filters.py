@@ -22,26 +22,24 @@ DAY = datetime.timedelta(days=1)
 
 
 @pytest.fixture
-def other_listing(other_owner):
+def other_listing(other_owner_record):
     """An AVAILABLE listing of the other owner."""
-    return ListingFactory(owner=other_owner, title="Loft by the river")
+    return ListingFactory(owner=other_owner_record, title="Loft by the river")
 
 
 @pytest.fixture
-def visits(listing, other_listing, customer_user, other_customer_user):
+def visits(listing, other_listing, customer, other_customer):
     """Four visits: each customer on each listing, a day apart, in a known order."""
     return {
-        "customer_on_listing": AppointmentFactory(
-            property=listing, user=customer_user, date=FUTURE
-        ),
+        "customer_on_listing": AppointmentFactory(property=listing, user=customer, date=FUTURE),
         "other_customer_on_listing": AppointmentFactory(
-            property=listing, user=other_customer_user, date=FUTURE + DAY
+            property=listing, user=other_customer, date=FUTURE + DAY
         ),
         "customer_on_other_listing": AppointmentFactory(
-            property=other_listing, user=customer_user, date=FUTURE + 2 * DAY
+            property=other_listing, user=customer, date=FUTURE + 2 * DAY
         ),
         "other_customer_on_other_listing": AppointmentFactory(
-            property=other_listing, user=other_customer_user, date=FUTURE + 3 * DAY
+            property=other_listing, user=other_customer, date=FUTURE + 3 * DAY
         ),
     }
 
@@ -59,10 +57,10 @@ def test_customer_sees_by_default_only_their_own_visits(customer_client, visits)
 
 
 def test_owner_sees_by_default_the_visits_of_their_listings_and_their_own_bookings(
-    owner_client, owner_user, other_listing, visits
+    owner_client, owner, other_listing, visits
 ):
     # given the owner also booked a visit of another owner's listing, as a customer
-    own_booking = AppointmentFactory(property=other_listing, user=owner_user, date=FUTURE + 4 * DAY)
+    own_booking = AppointmentFactory(property=other_listing, user=owner, date=FUTURE + 4 * DAY)
 
     # when
     response = owner_client.get(APPOINTMENTS_URL)
@@ -85,7 +83,7 @@ def test_admin_sees_every_visit(admin_client, visits):
     assert ids(response) == [visit.id for visit in visits.values()]
 
 
-def test_a_user_without_visits_gets_an_empty_array(other_owner_client, visits, other_owner):
+def test_a_user_without_visits_gets_an_empty_array(other_owner_client, visits, other_owner_record):
     # given the other owner's listing has no visits any more
     for name in ("customer_on_other_listing", "other_customer_on_other_listing"):
         visits[name].delete()
@@ -107,9 +105,9 @@ def test_anonymous_list_is_401(anonymous_client, visits):
     assert response["WWW-Authenticate"] == "Bearer"
 
 
-def test_user_id_filter_of_oneself(customer_client, customer_user, visits):
+def test_user_id_filter_of_oneself(customer_client, customer, visits):
     # when
-    response = customer_client.get(APPOINTMENTS_URL, {"userId": customer_user.id})
+    response = customer_client.get(APPOINTMENTS_URL, {"userId": customer.id})
 
     # then
     assert response.status_code == 200
@@ -120,22 +118,22 @@ def test_user_id_filter_of_oneself(customer_client, customer_user, visits):
 
 
 def test_owner_filtering_on_their_own_user_id_gets_only_their_bookings(
-    owner_client, owner_user, other_listing, visits
+    owner_client, owner, other_listing, visits
 ):
     # given
-    own_booking = AppointmentFactory(property=other_listing, user=owner_user, date=FUTURE + 4 * DAY)
+    own_booking = AppointmentFactory(property=other_listing, user=owner, date=FUTURE + 4 * DAY)
 
     # when
-    response = owner_client.get(APPOINTMENTS_URL, {"userId": owner_user.id})
+    response = owner_client.get(APPOINTMENTS_URL, {"userId": owner.id})
 
     # then
     assert response.status_code == 200
     assert ids(response) == [own_booking.id]
 
 
-def test_admin_filters_on_any_user_id(admin_client, other_customer_user, visits):
+def test_admin_filters_on_any_user_id(admin_client, other_customer, visits):
     # when
-    response = admin_client.get(APPOINTMENTS_URL, {"userId": other_customer_user.id})
+    response = admin_client.get(APPOINTMENTS_URL, {"userId": other_customer.id})
 
     # then
     assert response.status_code == 200
@@ -146,13 +144,13 @@ def test_admin_filters_on_any_user_id(admin_client, other_customer_user, visits)
 
 
 def test_owner_id_filter_of_ones_own_owner_record(
-    owner_client, owner, owner_user, other_listing, visits
+    owner_client, owner_record, owner, other_listing, visits
 ):
     # given a booking of the owner as a customer, which is not a visit of their listings
-    AppointmentFactory(property=other_listing, user=owner_user, date=FUTURE + 4 * DAY)
+    AppointmentFactory(property=other_listing, user=owner, date=FUTURE + 4 * DAY)
 
     # when
-    response = owner_client.get(APPOINTMENTS_URL, {"ownerId": owner.id})
+    response = owner_client.get(APPOINTMENTS_URL, {"ownerId": owner_record.id})
 
     # then
     assert response.status_code == 200
@@ -162,9 +160,9 @@ def test_owner_id_filter_of_ones_own_owner_record(
     ]
 
 
-def test_admin_filters_on_any_owner_id(admin_client, other_owner, visits):
+def test_admin_filters_on_any_owner_id(admin_client, other_owner_record, visits):
     # when
-    response = admin_client.get(APPOINTMENTS_URL, {"ownerId": other_owner.id})
+    response = admin_client.get(APPOINTMENTS_URL, {"ownerId": other_owner_record.id})
 
     # then
     assert response.status_code == 200
@@ -255,11 +253,11 @@ def test_property_id_filter_stays_within_what_the_caller_may_see(
 
 
 @pytest.mark.parametrize("status", AppointmentStatus.values)
-def test_status_filter(admin_client, listing, customer_user, status):
+def test_status_filter(admin_client, listing, customer, status):
     # given one visit in each status
     by_status = {
         value: AppointmentFactory(
-            property=listing, user=customer_user, date=at(60 * number), status=value
+            property=listing, user=customer, date=at(60 * number), status=value
         )
         for number, value in enumerate(AppointmentStatus.values)
     }
@@ -282,7 +280,7 @@ def test_invalid_status_filter_is_400_naming_status(customer_client, visits, sta
     assert_field_problem(response, status=400, code="validation_error", field="status")
 
 
-def test_date_filter_matches_the_utc_day_on_its_boundaries(admin_client, owner, customer_user):
+def test_date_filter_matches_the_utc_day_on_its_boundaries(admin_client, owner_record, customer):
     # given visits at both edges of 2031-05-14 (UTC) and just outside it, each on its own
     # listing so that none overlaps another
     day_start = datetime.datetime(2031, 5, 14, tzinfo=datetime.UTC)
@@ -295,7 +293,7 @@ def test_date_filter_matches_the_utc_day_on_its_boundaries(admin_client, owner, 
     }
     visits = {
         name: AppointmentFactory(
-            property=ListingFactory(owner=owner), user=customer_user, date=start
+            property=ListingFactory(owner=owner_record), user=customer, date=start
         )
         for name, start in starts.items()
     }
@@ -358,11 +356,11 @@ def test_date_filter_on_the_first_and_last_representable_days(admin_client, visi
     assert response.json() == []
 
 
-def test_last_representable_day_holds_its_visits(admin_client, listing, customer_user):
+def test_last_representable_day_holds_its_visits(admin_client, listing, customer):
     # given a visit on 9999-12-31
     last_day = AppointmentFactory(
         property=listing,
-        user=customer_user,
+        user=customer,
         date=datetime.datetime(9999, 12, 31, 23, 0, tzinfo=datetime.UTC),
     )
 
@@ -438,26 +436,26 @@ def test_invalid_range_bound_is_400_naming_it(customer_client, visits, name):
     assert_field_problem(response, status=400, code="validation_error", field=name)
 
 
-def test_filters_combine(owner_client, listing, customer_user, other_customer_user):
+def test_filters_combine(owner_client, listing, customer, other_customer):
     # given
     wanted = AppointmentFactory(
-        property=listing, user=customer_user, date=FUTURE, status=AppointmentStatus.CONFIRMED
+        property=listing, user=customer, date=FUTURE, status=AppointmentStatus.CONFIRMED
     )
-    AppointmentFactory(property=listing, user=customer_user, date=at(60))
+    AppointmentFactory(property=listing, user=customer, date=at(60))
     also_wanted = AppointmentFactory(
         property=listing,
-        user=other_customer_user,
+        user=other_customer,
         date=at(120),
         status=AppointmentStatus.CONFIRMED,
     )
     AppointmentFactory(
         property=ListingFactory(owner=listing.owner),
-        user=customer_user,
+        user=customer,
         date=at(180),
         status=AppointmentStatus.CONFIRMED,
     )
     AppointmentFactory(
-        property=listing, user=customer_user, date=FUTURE + DAY, status=AppointmentStatus.CONFIRMED
+        property=listing, user=customer, date=FUTURE + DAY, status=AppointmentStatus.CONFIRMED
     )
 
     # when
@@ -471,14 +469,13 @@ def test_filters_combine(owner_client, listing, customer_user, other_customer_us
     assert ids(response) == [wanted.id, also_wanted.id]
 
 
-def test_list_is_ordered_by_date_then_id(admin_client, customer_user):
+def test_list_is_ordered_by_date_then_id(admin_client, customer):
     # given three visits at one moment on three listings, and one earlier
     simultaneous = [
-        AppointmentFactory(property=ListingFactory(), user=customer_user, date=at(60))
-        for _ in range(3)
+        AppointmentFactory(property=ListingFactory(), user=customer, date=at(60)) for _ in range(3)
     ]
-    earlier = AppointmentFactory(property=ListingFactory(), user=customer_user, date=at(0))
-    later = AppointmentFactory(property=ListingFactory(), user=customer_user, date=at(61))
+    earlier = AppointmentFactory(property=ListingFactory(), user=customer, date=at(0))
+    later = AppointmentFactory(property=ListingFactory(), user=customer, date=at(61))
 
     # when
     response = admin_client.get(APPOINTMENTS_URL)

@@ -14,14 +14,14 @@ pytestmark = pytest.mark.django_db
 MAX_QUERIES = 4
 
 
-def make_visits(count: int, *, owner, customer_user, start: int = 0) -> None:
-    """`count` visits, each on a listing of its own; half by `customer_user` of listings of
-    other owners, half by other customers of listings of `owner`."""
+def make_visits(count: int, *, owner_record, customer, start: int = 0) -> None:
+    """`count` visits, each on a listing of its own; half by `customer` of listings of
+    other owners, half by other customers of listings of `owner_record`."""
     for number in range(start, start + count):
         if number % 2:
-            listing, user = ListingFactory(owner=owner), UserFactory(password=None)
+            listing, user = ListingFactory(owner=owner_record), UserFactory(password=None)
         else:
-            listing, user = ListingFactory(), customer_user
+            listing, user = ListingFactory(), customer
         AppointmentFactory(
             property=listing, user=user, date=FUTURE + datetime.timedelta(hours=number)
         )
@@ -37,13 +37,13 @@ def queries_of(client) -> tuple[int, int]:
 
 @pytest.mark.parametrize("viewer", ["customer", "owner", "admin"])
 def test_list_costs_the_same_queries_for_1_and_for_30_visits(
-    clients, owner, customer_user, django_assert_num_queries, viewer
+    clients, owner_record, customer, django_assert_num_queries, viewer
 ):
     # given one visit the viewer sees, and the query count of the list that shows it
-    make_visits(2, owner=owner, customer_user=customer_user)
+    make_visits(2, owner_record=owner_record, customer=customer)
     queries_for_one, items = queries_of(clients[viewer])
     assert items == (2 if viewer == "admin" else 1)
-    make_visits(58, owner=owner, customer_user=customer_user, start=2)
+    make_visits(58, owner_record=owner_record, customer=customer, start=2)
 
     # when
     with django_assert_num_queries(queries_for_one):
@@ -55,16 +55,17 @@ def test_list_costs_the_same_queries_for_1_and_for_30_visits(
 
 
 def test_filtered_list_costs_no_more_than_one_more_query(
-    owner_client, owner, customer_user, django_assert_max_num_queries
+    owner_client, owner_record, customer, django_assert_max_num_queries
 ):
     # given
-    make_visits(30, owner=owner, customer_user=customer_user)
+    make_visits(30, owner_record=owner_record, customer=customer)
     plain, _items = queries_of(owner_client)
 
     # when
     with django_assert_max_num_queries(plain + 1):
         response = owner_client.get(
-            APPOINTMENTS_URL, {"ownerId": owner.id, "status": "PENDING", "date": "2031-05-14"}
+            APPOINTMENTS_URL,
+            {"ownerId": owner_record.id, "status": "PENDING", "date": "2031-05-14"},
         )
 
     # then

@@ -17,11 +17,9 @@ OFFSET = datetime.timezone(datetime.timedelta(hours=18, minutes=22))
 
 
 @pytest.mark.parametrize("parameter", ["from", "to"])
-def test_a_bound_with_a_large_offset_filters_in_utc(
-    customer_client, customer_user, listing, parameter
-):
+def test_a_bound_with_a_large_offset_filters_in_utc(customer_client, customer, listing, parameter):
     # given a visit, and a bound equal to its start written with a +18:22 offset
-    visit = AppointmentFactory(property=listing, user=customer_user, date=FUTURE)
+    visit = AppointmentFactory(property=listing, user=customer, date=FUTURE)
     bound = FUTURE.astimezone(OFFSET).isoformat()
 
     # when the customer lists their visits from, or up to, that bound
@@ -32,9 +30,9 @@ def test_a_bound_with_a_large_offset_filters_in_utc(
     assert ids(response) == [visit.id]
 
 
-def test_a_bound_past_the_visit_in_utc_excludes_it(customer_client, customer_user, listing):
+def test_a_bound_past_the_visit_in_utc_excludes_it(customer_client, customer, listing):
     # given a visit, and a `from` one minute after its start, written with a +18:22 offset
-    AppointmentFactory(property=listing, user=customer_user, date=FUTURE)
+    AppointmentFactory(property=listing, user=customer, date=FUTURE)
     bound = (FUTURE + datetime.timedelta(minutes=1)).astimezone(OFFSET).isoformat()
 
     # when the customer lists their visits from that bound

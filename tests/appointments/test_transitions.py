@@ -64,12 +64,12 @@ TOLD = {"customer": ["owner"], "owner": ["customer"], "admin": ["customer", "own
 
 
 @pytest.fixture
-def make_visit(listing, customer_user):
-    """A visit of `listing` by `customer_user` at at(0), in a given status, made a while ago."""
+def make_visit(listing, customer):
+    """A visit of `listing` by `customer` at at(0), in a given status, made a while ago."""
 
     def make(status: str = PENDING, **fields) -> Appointment:
         appointment = AppointmentFactory(
-            property=listing, user=customer_user, date=at(0), status=status, **fields
+            property=listing, user=customer, date=at(0), status=status, **fields
         )
         # an old updated_at, so that a change of it cannot go unseen
         earlier = timezone.now() - datetime.timedelta(days=1)
@@ -317,12 +317,10 @@ def test_reschedule_to_a_duration_out_of_range_is_400(customer_client, make_visi
     assert appointment_row(appointment.id) == before
 
 
-def test_reschedule_onto_another_visit_is_409(
-    customer_client, make_visit, listing, other_customer_user
-):
+def test_reschedule_onto_another_visit_is_409(customer_client, make_visit, listing, other_customer):
     # given
     appointment = make_visit(PENDING)
-    AppointmentFactory(property=listing, user=other_customer_user, date=NEW_DATE)
+    AppointmentFactory(property=listing, user=other_customer, date=NEW_DATE)
     before = appointment_row(appointment.id)
 
     # when
@@ -352,9 +350,7 @@ def test_reschedule_overlapping_only_its_own_old_slot_is_allowed(customer_client
     assert appointment_row(appointment.id)["date"] == at(10)
 
 
-def test_owner_reschedules_and_confirms_in_one_call(
-    owner_client, make_visit, customer_user, listing
-):
+def test_owner_reschedules_and_confirms_in_one_call(owner_client, make_visit, customer, listing):
     # given
     appointment = make_visit(PENDING)
 
@@ -370,7 +366,7 @@ def test_owner_reschedules_and_confirms_in_one_call(
     assert response.json() == resource(appointment)
     after = appointment_row(appointment.id)
     assert (after["status"], after["date"]) == (CONFIRMED, NEW_DATE)
-    assert notifications_of(customer_user) == [
+    assert notifications_of(customer) == [
         ("Visit rescheduled", listing.id),
         ("Visit confirmed", listing.id),
     ]
@@ -480,7 +476,7 @@ def test_delete_of_a_cancelled_visit_is_a_200_no_op(clients, make_visit, role):
     assert Notification.objects.count() == 0
 
 
-def test_a_full_visit_lifecycle(customer_client, owner_client, customer_user, owner_user, listing):
+def test_a_full_visit_lifecycle(customer_client, owner_client, customer, owner, listing):
     # given a booking by the customer
     created = customer_client.post(
         APPOINTMENTS_URL, {"date": iso(at(0)), "propertyId": listing.id}, format="json"
@@ -498,11 +494,11 @@ def test_a_full_visit_lifecycle(customer_client, owner_client, customer_user, ow
 
     # then
     assert statuses == [CONFIRMED, PENDING, CONFIRMED, COMPLETED]
-    assert notifications_of(owner_user) == [
+    assert notifications_of(owner) == [
         ("New visit request", listing.id),
         ("Visit rescheduled", listing.id),
     ]
-    assert notifications_of(customer_user) == [
+    assert notifications_of(customer) == [
         ("Visit confirmed", listing.id),
         ("Visit confirmed", listing.id),
         ("Visit completed", listing.id),

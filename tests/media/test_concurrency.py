@@ -7,17 +7,16 @@ from rest_framework.throttling import SimpleRateThrottle
 
 from media_app.models import Image
 from tests.concurrency import run_at_once
-from tests.media.conftest import signed_in_client, stored_files
+from tests.media.conftest import stored_files
 from tests.media.support import jpeg_bytes, upload_image
+from tests.support import signed_in_client
 
 RACERS = 6
 
 
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_uploads_never_pass_the_limit(
-    owner_user, listing, media_root, settings, monkeypatch
-):
+def test_concurrent_uploads_never_pass_the_limit(owner, listing, media_root, settings, monkeypatch):
     # given room for one more photo, and rates that let every racer through
     settings.MEDIA_MAX_IMAGES_PER_PROPERTY = 1
     monkeypatch.setattr(
@@ -25,7 +24,7 @@ def test_concurrent_uploads_never_pass_the_limit(
         "THROTTLE_RATES",
         {**SimpleRateThrottle.THROTTLE_RATES, "upload": "1000/hour", "signed_in": "1000/min"},
     )
-    clients = [signed_in_client(owner_user) for _ in range(RACERS)]
+    clients = [signed_in_client(owner) for _ in range(RACERS)]
     data = jpeg_bytes(200, 100)
 
     # when six uploads arrive at once, each from a client of its own

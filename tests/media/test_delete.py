@@ -109,7 +109,7 @@ def test_deleting_an_unknown_photo_is_404(owner_client):
 
 
 def test_a_rolled_back_photo_deletion_deletes_no_file(
-    owner_user, owner_client, listing, media_root, django_capture_on_commit_callbacks
+    owner, owner_client, listing, media_root, django_capture_on_commit_callbacks
 ):
     # given an uploaded photo
     created = upload_image(owner_client, listing.id, jpeg_bytes()).json()
@@ -121,7 +121,7 @@ def test_a_rolled_back_photo_deletion_deletes_no_file(
         pytest.raises(Rollback),
         transaction.atomic(),
     ):
-        services.image_delete(image=Image.objects.get(pk=created["id"]), by=owner_user)
+        services.image_delete(image=Image.objects.get(pk=created["id"]), by=owner)
         raise Rollback
 
     # then no deletion was scheduled, and the row and its files remain
@@ -131,11 +131,11 @@ def test_a_rolled_back_photo_deletion_deletes_no_file(
 
 
 def test_deleting_a_listing_removes_all_its_files_after_the_commit(
-    owner_client, listing, owner_user, media_root, django_capture_on_commit_callbacks
+    owner_client, listing, owner, media_root, django_capture_on_commit_callbacks
 ):
     # given a listing with photos and a video, and another listing of the owner with a photo
     doomed_files = upload_media(owner_client, listing)
-    other = PropertyFactory(owner=owner_user.owner)
+    other = PropertyFactory(owner=owner.owner)
     assert upload_image(owner_client, other.id, jpeg_bytes()).status_code == 201
     other_files = stored_files_of(other)
     assert len(doomed_files) == 7
@@ -155,7 +155,7 @@ def test_deleting_a_listing_removes_all_its_files_after_the_commit(
 
 
 def test_a_rolled_back_listing_deletion_deletes_no_file(
-    owner_client, owner_user, listing, media_root, django_capture_on_commit_callbacks
+    owner_client, owner, listing, media_root, django_capture_on_commit_callbacks
 ):
     files = upload_media(owner_client, listing)
     listing_id = listing.id
@@ -165,7 +165,7 @@ def test_a_rolled_back_listing_deletion_deletes_no_file(
         pytest.raises(Rollback),
         transaction.atomic(),
     ):
-        property_delete(property=listing, by=owner_user)
+        property_delete(property=listing, by=owner)
         raise Rollback
 
     assert callbacks == []
@@ -176,22 +176,22 @@ def test_a_rolled_back_listing_deletion_deletes_no_file(
 
 def test_deleting_a_user_removes_the_files_of_all_their_listings(
     owner_client,
-    owner_user,
-    other_owner_user,
+    owner,
+    other_owner,
     listing,
     media_root,
     django_capture_on_commit_callbacks,
 ):
     # given two listings of the owner with media, and another owner's listing with a photo
-    second = PropertyFactory(owner=owner_user.owner)
+    second = PropertyFactory(owner=owner.owner)
     upload_media(owner_client, listing)
     upload_media(owner_client, second)
-    elsewhere = ImageFactory(property__owner=other_owner_user.owner)
+    elsewhere = ImageFactory(property__owner=other_owner.owner)
     assert len(stored_files(media_root)) == 15
 
     # when the owner deletes their account through the API
     with django_capture_on_commit_callbacks(execute=True):
-        response = owner_client.delete(f"/api/v1/users/{owner_user.id}")
+        response = owner_client.delete(f"/api/v1/users/{owner.id}")
 
     # then every file of their listings is gone, the other owner's photo is not
     assert response.status_code == 204
@@ -201,7 +201,7 @@ def test_deleting_a_user_removes_the_files_of_all_their_listings(
 
 
 def test_a_rolled_back_user_deletion_deletes_no_file(
-    owner_client, owner_user, listing, media_root, django_capture_on_commit_callbacks
+    owner_client, owner, listing, media_root, django_capture_on_commit_callbacks
 ):
     files = upload_media(owner_client, listing)
 
@@ -210,7 +210,7 @@ def test_a_rolled_back_user_deletion_deletes_no_file(
         pytest.raises(Rollback),
         transaction.atomic(),
     ):
-        user_delete(user=owner_user, by=owner_user)
+        user_delete(user=owner, by=owner)
         raise Rollback
 
     assert callbacks == []
@@ -219,7 +219,7 @@ def test_a_rolled_back_user_deletion_deletes_no_file(
 
 @pytest.mark.django_db(transaction=True)
 def test_with_real_transactions_a_commit_deletes_and_a_rollback_keeps(
-    owner_client, owner_user, listing, media_root
+    owner_client, owner, listing, media_root
 ):
     # given two uploaded photos (every request commits for real here)
     first = upload_image(owner_client, listing.id, jpeg_bytes()).json()
@@ -228,7 +228,7 @@ def test_with_real_transactions_a_commit_deletes_and_a_rollback_keeps(
 
     # when deleting the first is rolled back
     with pytest.raises(Rollback), transaction.atomic():
-        services.image_delete(image=Image.objects.get(pk=first["id"]), by=owner_user)
+        services.image_delete(image=Image.objects.get(pk=first["id"]), by=owner)
         raise Rollback
     after_rollback = stored_files(media_root)
 

@@ -59,7 +59,7 @@ def at(minutes: int) -> datetime.datetime:
     return timezone.now() - datetime.timedelta(minutes=minutes)
 
 
-def test_images_of_a_listing_come_in_gallery_order(anonymous_client, listing, other_owner_user):
+def test_images_of_a_listing_come_in_gallery_order(anonymous_client, listing, other_owner):
     # given photos out of order: positions 2, 0, 1, and two at 1 uploaded at different times
     third = ImageFactory(property=listing, position=2)
     cover = ImageFactory(property=listing, position=0, title=None)
@@ -68,7 +68,7 @@ def test_images_of_a_listing_come_in_gallery_order(anonymous_client, listing, ot
     Image.objects.filter(pk=second_older.pk).update(created_at=at(10))
     Image.objects.filter(pk=second_newer.pk).update(created_at=at(5))
     # and a photo of another listing
-    ImageFactory(property__owner=other_owner_user.owner)
+    ImageFactory(property__owner=other_owner.owner)
 
     # when
     response = anonymous_client.get(IMAGES_URL, {"propertyId": listing.id})

@@ -149,7 +149,7 @@ def test_deleting_a_photo_removes_its_objects(
 
 
 def test_deleting_a_listing_removes_all_its_objects(
-    owner_client, owner_user, listing, s3, django_capture_on_commit_callbacks
+    owner_client, owner, listing, s3, django_capture_on_commit_callbacks
 ):
     # given a listing with two photos and a video, and a second listing with a photo
     upload_image(owner_client, listing.id, jpeg_bytes())

@@ -22,7 +22,7 @@ def photo(data: bytes = b"") -> SimpleUploadedFile:
 
 
 def test_an_upload_whose_listing_is_deleted_meanwhile_leaves_no_file(
-    owner_user, listing, media_root, monkeypatch
+    owner, listing, media_root, monkeypatch
 ):
     # given the listing is deleted while the upload writes its files
     store = services._store
@@ -36,7 +36,7 @@ def test_an_upload_whose_listing_is_deleted_meanwhile_leaves_no_file(
 
     # when
     with pytest.raises(ValidationFailed) as refused:
-        services.image_upload(property=listing, by=owner_user, file=photo())
+        services.image_upload(property=listing, by=owner, file=photo())
 
     # then the upload fails on propertyId and the files it wrote are removed
     assert refused.value.field == "propertyId"
@@ -45,7 +45,7 @@ def test_an_upload_whose_listing_is_deleted_meanwhile_leaves_no_file(
 
 
 def test_an_upload_that_fails_while_storing_removes_what_it_stored(
-    owner_user, listing, media_root, monkeypatch
+    owner, listing, media_root, monkeypatch
 ):
     # given a storage that fails on the third write (the second thumbnail)
     store = services._store
@@ -61,7 +61,7 @@ def test_an_upload_that_fails_while_storing_removes_what_it_stored(
 
     # when
     with pytest.raises(OSError, match="disk full"):
-        services.image_upload(property=listing, by=owner_user, file=photo())
+        services.image_upload(property=listing, by=owner, file=photo())
 
     # then the two files written are removed again
     assert len(writes) == 3
@@ -70,18 +70,18 @@ def test_an_upload_that_fails_while_storing_removes_what_it_stored(
 
 
 def test_services_judge_the_bytes_and_the_rights_themselves(
-    owner_user, other_owner_user, listing, settings, media_root
+    owner, other_owner, listing, settings, media_root
 ):
     # the API is not the only caller: the website and the admin call the same services
     with pytest.raises(PermissionRefused):
-        services.image_upload(property=listing, by=other_owner_user, file=photo())
+        services.image_upload(property=listing, by=other_owner, file=photo())
     with pytest.raises(UnsupportedMedia):
-        services.image_upload(property=listing, by=owner_user, file=photo(TEXT_BYTES))
+        services.image_upload(property=listing, by=owner, file=photo(TEXT_BYTES))
     settings.MEDIA_VIDEO_MAX_BYTES = 10
     with pytest.raises(MediaTooLarge):
         services.video_upload(
             property=listing,
-            by=owner_user,
+            by=owner,
             file=SimpleUploadedFile("tour.mp4", mp4_bytes(), content_type="video/mp4"),
         )
     assert Image.objects.count() == Video.objects.count() == 0
@@ -89,10 +89,10 @@ def test_services_judge_the_bytes_and_the_rights_themselves(
 
 
 def test_a_file_that_cannot_be_deleted_is_logged_and_the_rest_go_on(
-    owner_user, listing, media_root, monkeypatch, caplog
+    owner, listing, media_root, monkeypatch, caplog
 ):
     # given an uploaded photo and a storage that fails to delete its original
-    image = services.image_upload(property=listing, by=owner_user, file=photo())
+    image = services.image_upload(property=listing, by=owner, file=photo())
     names = cleanup.image_file_names(image)
     delete = default_storage.delete
 

@@ -118,11 +118,9 @@ def test_title_and_position_change_together(owner_client, listing, photos):
     assert (response.json()["title"], response.json()["position"]) == ("Garden", 0)
 
 
-def test_moving_a_photo_leaves_other_listings_alone(
-    owner_client, listing, photos, other_owner_user
-):
+def test_moving_a_photo_leaves_other_listings_alone(owner_client, listing, photos, other_owner):
     # given a photo of another listing at position 0
-    elsewhere = ImageFactory(property__owner=other_owner_user.owner, position=0)
+    elsewhere = ImageFactory(property__owner=other_owner.owner, position=0)
 
     # when
     owner_client.patch(image_url(photos[3].id), {"position": 0}, format="json")

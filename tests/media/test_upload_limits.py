@@ -41,10 +41,10 @@ def test_an_oversize_file_part_on_an_endpoint_without_uploads_is_413(
 
 
 @pytest.fixture
-def session_client(owner_user) -> tuple[APIClient, str]:
+def session_client(owner) -> tuple[APIClient, str]:
     """The owner signed in with a session, CSRF enforced, and the token a page gave it."""
     client = APIClient(enforce_csrf_checks=True)
-    client.force_login(owner_user)
+    client.force_login(owner)
     client.get("/accounts/login/")
     return client, client.cookies["csrftoken"].value
 

@@ -32,11 +32,11 @@ pytestmark = pytest.mark.django_db
 
 
 def test_detail_is_the_listing_with_category_owner_photos_videos_and_record(
-    anonymous_client, owner_user, owner
+    anonymous_client, owner, owner_record
 ):
     # given
     category = CategoryFactory(name="Country houses", description="Homes in the country.")
-    listing = ListingFactory(owner=owner, category=category)
+    listing = ListingFactory(owner=owner_record, category=category)
     record = TypeSpecificRecordFactory(property=listing, kind=PropertyType.HOUSE)
     image = ImageFactory(property=listing, title="Kitchen")
     untitled_image = ImageFactory(property=listing, title=None, position=1)
@@ -58,9 +58,9 @@ def test_detail_is_the_listing_with_category_owner_photos_videos_and_record(
             "description": "Homes in the country.",
         },
         "owner": {
-            "id": owner.id,
+            "id": owner_record.id,
             "user": {
-                "id": owner_user.id,
+                "id": owner.id,
                 "name": "Oscar Owner",
                 "email": "oscar.owner@example.com",
                 "phone": "+34600000002",
@@ -170,7 +170,7 @@ def test_detail_of_an_unknown_id_is_404(anonymous_client, listing_id):
     assert_problem(response, status=404, code="not_found")
 
 
-def test_the_detail_equals_what_the_model_serializer_makes(rf, admin_user):
+def test_the_detail_equals_what_the_model_serializer_makes(rf, admin):
     # given listings of every kind with photos and videos, and one with nothing but itself
     listings = []
     for kind in PropertyType.values:
@@ -185,7 +185,7 @@ def test_the_detail_equals_what_the_model_serializer_makes(rf, admin_user):
 
     for listing in listings:
         # when the detail is built from rows and by the model serializer
-        row = selectors.property_detail_row(viewer=admin_user, pk=listing.id)
+        row = selectors.property_detail_row(viewer=admin, pk=listing.id)
         fast = property_detail_item(row, request=request)
         slow = PropertyDetailSerializer(
             selectors.property_detail_loading(Property.objects.all()).get(pk=listing.id),

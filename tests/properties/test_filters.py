@@ -147,21 +147,21 @@ def test_filter_municipality_matches_only_the_whole_name(anonymous_client, value
     assert found == set()
 
 
-def test_filter_owner_id(anonymous_client, owner, other_owner):
+def test_filter_owner_id(anonymous_client, owner_record, other_owner_record):
     # given
-    mine = ListingFactory(owner=owner)
-    ListingFactory(owner=other_owner)
+    mine = ListingFactory(owner=owner_record)
+    ListingFactory(owner=other_owner_record)
 
     # when
-    found = listed_ids(anonymous_client, {"ownerId": owner.id})
+    found = listed_ids(anonymous_client, {"ownerId": owner_record.id})
 
     # then
     assert found == {mine.id}
 
 
-def test_filter_owner_id_unknown_gives_an_empty_list(anonymous_client, owner):
+def test_filter_owner_id_unknown_gives_an_empty_list(anonymous_client, owner_record):
     # given
-    ListingFactory(owner=owner)
+    ListingFactory(owner=owner_record)
 
     # when
     found = listed_ids(anonymous_client, {"ownerId": "zzzzzzzzzzzzzzzzzzzzzzzzz"})
@@ -454,10 +454,10 @@ def test_sort_and_q_together(anonymous_client):
     assert ids(response) == [dear.id, cheap.id]
 
 
-def test_filters_combined(anonymous_client, owner, other_owner):
+def test_filters_combined(anonymous_client, owner_record, other_owner_record):
     # given
     wanted_fields = {
-        "owner": owner,
+        "owner": owner_record,
         "transaction_type": TransactionType.RENT,
         "price": Decimal("1200.00"),
         "area": Decimal("90.00"),
@@ -469,7 +469,7 @@ def test_filters_combined(anonymous_client, owner, other_owner):
     TypeSpecificRecordFactory(property=wanted, kind=PropertyType.APARTMENT, bedrooms=3)
     # each near miss differs from the wanted listing in one filtered respect only
     near_misses = [
-        {"owner": other_owner},
+        {"owner": other_owner_record},
         {"transaction_type": TransactionType.SALE},
         {"price": Decimal("1500.01")},
         {"price": Decimal("999.99")},
@@ -493,7 +493,7 @@ def test_filters_combined(anonymous_client, owner, other_owner):
         "minPrice": "1000",
         "maxPrice": "1500",
         "municipality": "valencia",
-        "ownerId": owner.id,
+        "ownerId": owner_record.id,
         "categoryId": wanted.category_id,
         "status": "AVAILABLE",
         "q": "sunlit",

@@ -62,7 +62,7 @@ def stored_groups() -> dict[tuple, int]:
     }
 
 
-def test_the_groups_follow_every_kind_of_write_to_listings(admin_user):
+def test_the_groups_follow_every_kind_of_write_to_listings(admin):
     # given listings of several kinds, towns, categories, statuses and prices, prices on
     # and beside the bands' edges among them
     shops = CategoryFactory(name="Shops")
@@ -86,19 +86,17 @@ def test_the_groups_follow_every_kind_of_write_to_listings(admin_user):
     # when they are changed through the services, in bulk, and deleted
     services.property_update(
         property=listings[0],
-        by=admin_user,
+        by=admin,
         changes={"price": Decimal("1500"), "municipality": "Toledo"},
     )
+    services.property_change_status(property=listings[1], by=admin, status=PropertyStatus.AVAILABLE)
     services.property_change_status(
-        property=listings[1], by=admin_user, status=PropertyStatus.AVAILABLE
-    )
-    services.property_change_status(
-        property=listings[3], by=admin_user, status=PropertyStatus.SUSPENDED, reason="Checking"
+        property=listings[3], by=admin, status=PropertyStatus.SUSPENDED, reason="Checking"
     )
     Property.objects.filter(pk__in=[listings[4].pk, listings[5].pk]).update(
         price=Decimal("77"), transaction_type=TransactionType.RENT
     )
-    services.property_delete(property=listings[6], by=admin_user)
+    services.property_delete(property=listings[6], by=admin)
     Property.objects.filter(pk=listings[7].pk).delete()
 
     # then the groups are the listings' own, as if counted again

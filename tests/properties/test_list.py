@@ -72,9 +72,9 @@ def test_list_envelope_has_exactly_the_documented_keys(anonymous_client):
     assert len(body["properties"]) == 3
 
 
-def test_list_item_is_the_listing_with_its_photos_and_record(anonymous_client, owner):
+def test_list_item_is_the_listing_with_its_photos_and_record(anonymous_client, owner_record):
     # given
-    listing = ListingFactory(owner=owner, price="199999.99", area="87.25")
+    listing = ListingFactory(owner=owner_record, price="199999.99", area="87.25")
     record = TypeSpecificRecordFactory(property=listing, kind=PropertyType.APARTMENT)
     first_image = ImageFactory(property=listing, position=0)
     second_image = ImageFactory(property=listing, position=1)
@@ -326,16 +326,16 @@ def test_list_shows_every_visible_status_to_anonymous_users(anonymous_client):
     assert response.json()["totalItems"] == 3
 
 
-def test_list_items_equal_what_the_model_serializer_makes(rf, owner):
+def test_list_items_equal_what_the_model_serializer_makes(rf, owner_record):
     # given listings of every kind, one without a record, with photos in a chosen order
     listings = []
     for kind in PropertyType.values:
-        listing = ListingFactory(owner=owner, price="1234.50", area="80.00")
+        listing = ListingFactory(owner=owner_record, price="1234.50", area="80.00")
         TypeSpecificRecordFactory(property=listing, kind=kind)
         ImageFactory(property=listing, position=2)
         ImageFactory(property=listing, position=0)
         listings.append(listing)
-    listings.append(ListingFactory(owner=owner))
+    listings.append(ListingFactory(owner=owner_record))
     request = rf.get(PROPERTIES_URL)
     everything = Property.objects.order_by("-created_at", "-id")
 

@@ -27,12 +27,12 @@ pytestmark = pytest.mark.django_db
 MAX_QUERIES = 8
 
 
-def make_mixed_listings(count: int, owner) -> None:
+def make_mixed_listings(count: int, owner_record) -> None:
     """`count` listings cycling through the seven kinds, each with two photos; every other
-    one belongs to `owner`, and some of those are PENDING (seen by their owner only)."""
+    one belongs to `owner_record`, and some of those are PENDING (seen by their owner only)."""
     kinds = PropertyType.values
     for number in range(count):
-        fields = {"owner": owner} if number % 2 else {}
+        fields = {"owner": owner_record} if number % 2 else {}
         if number % 4 == 1:
             fields["status"] = PropertyStatus.PENDING
         listing = ListingFactory(**fields)
@@ -49,13 +49,13 @@ def queries_of(client, url: str, parameters: dict | None = None) -> int:
 
 @pytest.mark.parametrize("viewer", ["anonymous", "owner"])
 def test_list_costs_the_same_few_queries_for_1_and_for_50_listings(
-    clients, owner, django_assert_num_queries, viewer
+    clients, owner_record, django_assert_num_queries, viewer
 ):
     # given one listing, and the query count of its page
     client = clients[viewer]
-    make_mixed_listings(1, owner)
+    make_mixed_listings(1, owner_record)
     queries_for_one = queries_of(client, PROPERTIES_URL, {"limit": 50})
-    make_mixed_listings(49, owner)
+    make_mixed_listings(49, owner_record)
 
     # when
     with django_assert_num_queries(queries_for_one):
@@ -73,9 +73,11 @@ def test_list_costs_the_same_few_queries_for_1_and_for_50_listings(
 
 
 @pytest.mark.parametrize("viewer", ["anonymous", "owner", "admin"])
-def test_filtered_list_costs_no_more_queries(clients, owner, django_assert_max_num_queries, viewer):
+def test_filtered_list_costs_no_more_queries(
+    clients, owner_record, django_assert_max_num_queries, viewer
+):
     # given
-    make_mixed_listings(14, owner)
+    make_mixed_listings(14, owner_record)
     parameters = {
         "limit": 50,
         "q": "bright",
@@ -95,9 +97,11 @@ def test_filtered_list_costs_no_more_queries(clients, owner, django_assert_max_n
 
 
 @pytest.mark.parametrize("viewer", ["anonymous", "owner", "admin"])
-def test_detail_costs_at_most_six_queries(clients, owner, django_assert_max_num_queries, viewer):
+def test_detail_costs_at_most_six_queries(
+    clients, owner_record, django_assert_max_num_queries, viewer
+):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
     TypeSpecificRecordFactory(property=listing, kind=PropertyType.APARTMENT)
     ImageFactory.create_batch(3, property=listing)
     VideoFactory.create_batch(2, property=listing)
@@ -112,10 +116,10 @@ def test_detail_costs_at_most_six_queries(clients, owner, django_assert_max_num_
     assert (len(body["images"]), len(body["videos"]), body["type"]) == (3, 2, "apartment")
 
 
-def test_detail_costs_the_same_with_or_without_media(clients, owner):
+def test_detail_costs_the_same_with_or_without_media(clients, owner_record):
     # given
-    bare = ListingFactory(owner=owner)
-    furnished = ListingFactory(owner=owner)
+    bare = ListingFactory(owner=owner_record)
+    furnished = ListingFactory(owner=owner_record)
     TypeSpecificRecordFactory(property=furnished, kind=PropertyType.HOTEL)
     ImageFactory.create_batch(5, property=furnished)
     VideoFactory.create_batch(3, property=furnished)
@@ -129,7 +133,7 @@ def test_detail_costs_the_same_with_or_without_media(clients, owner):
 
 
 @pytest.mark.postgres_only
-def test_q_filter_uses_the_full_text_gin_index(admin_user):
+def test_q_filter_uses_the_full_text_gin_index(admin):
     # given
     ListingFactory.create_batch(5, title="Sunny penthouse")
     # All listings (as an admin sees them): on five rows the planner could as well walk one
@@ -137,7 +141,7 @@ def test_q_filter_uses_the_full_text_gin_index(admin_user):
     # With a sort and then unordered: a relevance search walks its newest matches by date
     # (ranked_window); the matching itself is what the text index serves.
     query = {"q": "sunny penthouse", "sort": "price"}
-    searched = search_matches(viewer=admin_user, params=search_params(query)).order_by()
+    searched = search_matches(viewer=admin, params=search_params(query)).order_by()
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
 

@@ -72,9 +72,9 @@ UNLISTED_MOVES = [
 ]
 
 
-def make_listing(owner, status: str, transaction_type: str) -> Property:
+def make_listing(owner_record, status: str, transaction_type: str) -> Property:
     """A listing of the owner, last changed an hour ago, so a change shows in updatedAt."""
-    listing = ListingFactory(owner=owner, status=status, transaction_type=transaction_type)
+    listing = ListingFactory(owner=owner_record, status=status, transaction_type=transaction_type)
     earlier = timezone.now() - datetime.timedelta(hours=1)
     Property.objects.filter(pk=listing.pk).update(created_at=earlier, updated_at=earlier)
     listing.refresh_from_db()
@@ -83,10 +83,10 @@ def make_listing(owner, status: str, transaction_type: str) -> Property:
 
 @pytest.mark.parametrize(("current", "transaction_type", "target", "role"), ALLOWED_MOVES)
 def test_allowed_move_is_200_with_the_moved_listing(
-    clients, owner, current, transaction_type, target, role
+    clients, owner_record, current, transaction_type, target, role
 ):
     # given
-    listing = make_listing(owner, current, transaction_type)
+    listing = make_listing(owner_record, current, transaction_type)
     before = listing_row(listing.id)
 
     # when
@@ -106,10 +106,10 @@ def test_allowed_move_is_200_with_the_moved_listing(
 
 @pytest.mark.parametrize(("current", "transaction_type", "target"), ADMIN_ONLY_MOVES)
 def test_admin_only_move_by_the_owner_is_403_and_changes_nothing(
-    owner_client, owner, current, transaction_type, target
+    owner_client, owner_record, current, transaction_type, target
 ):
     # given
-    listing = make_listing(owner, current, transaction_type)
+    listing = make_listing(owner_record, current, transaction_type)
     before = listing_row(listing.id)
 
     # when
@@ -127,10 +127,10 @@ def test_admin_only_move_by_the_owner_is_403_and_changes_nothing(
 @pytest.mark.parametrize("role", ["owner", "admin"])
 @pytest.mark.parametrize(("current", "transaction_type", "target", "allowed"), UNLISTED_MOVES)
 def test_unlisted_move_is_409_naming_the_allowed_next_statuses(
-    clients, owner, current, transaction_type, target, allowed, role
+    clients, owner_record, current, transaction_type, target, allowed, role
 ):
     # given
-    listing = make_listing(owner, current, transaction_type)
+    listing = make_listing(owner_record, current, transaction_type)
     before = listing_row(listing.id)
 
     # when
@@ -153,9 +153,11 @@ def test_unlisted_move_is_409_naming_the_allowed_next_statuses(
     ("status", "transaction_type"),
     [(PENDING, SALE), (AVAILABLE, SALE), (SOLD, SALE), (RENTED, RENT), (SUSPENDED, RENT)],
 )
-def test_move_to_the_current_status_is_a_200_no_op(clients, owner, status, transaction_type, role):
+def test_move_to_the_current_status_is_a_200_no_op(
+    clients, owner_record, status, transaction_type, role
+):
     # given
-    listing = make_listing(owner, status, transaction_type)
+    listing = make_listing(owner_record, status, transaction_type)
     before = listing_row(listing.id)
 
     # when
@@ -168,9 +170,9 @@ def test_move_to_the_current_status_is_a_200_no_op(clients, owner, status, trans
 
 
 @pytest.mark.parametrize("client_name", ["customer", "other_owner"])
-def test_move_by_someone_who_does_not_manage_the_listing_is_403(clients, owner, client_name):
+def test_move_by_someone_who_does_not_manage_the_listing_is_403(clients, owner_record, client_name):
     # given
-    listing = make_listing(owner, AVAILABLE, SALE)
+    listing = make_listing(owner_record, AVAILABLE, SALE)
     before = listing_row(listing.id)
 
     # when
@@ -181,9 +183,9 @@ def test_move_by_someone_who_does_not_manage_the_listing_is_403(clients, owner, 
     assert listing_row(listing.id) == before
 
 
-def test_a_listing_can_go_round_the_rent_cycle(owner_client, admin_client, owner):
+def test_a_listing_can_go_round_the_rent_cycle(owner_client, admin_client, owner_record):
     # given
-    listing = make_listing(owner, PENDING, RENT)
+    listing = make_listing(owner_record, PENDING, RENT)
 
     # when
     steps = [

@@ -45,9 +45,9 @@ def column(name: str) -> str:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_create_by_the_owner_is_201_with_the_record(owner_client, owner, kind):
+def test_create_by_the_owner_is_201_with_the_record(owner_client, owner_record, kind):
     # given
-    listing = ListingFactory(owner=owner, status=PropertyStatus.PENDING)
+    listing = ListingFactory(owner=owner_record, status=PropertyStatus.PENDING)
 
     # when
     response = owner_client.post(
@@ -65,9 +65,9 @@ def test_create_by_the_owner_is_201_with_the_record(owner_client, owner, kind):
         assert getattr(record, column(name)) == value
 
 
-def test_the_listings_copy_of_the_bedrooms_follows_its_record(owner_client, owner):
+def test_the_listings_copy_of_the_bedrooms_follows_its_record(owner_client, owner_record):
     # given a listing, and what minBedrooms=3 finds
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
 
     def found_with_three_bedrooms() -> list[str]:
         page = owner_client.get(PROPERTIES_URL, {"minBedrooms": 3}).json()
@@ -101,9 +101,9 @@ def test_the_listings_copy_of_the_bedrooms_follows_its_record(owner_client, owne
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_create_sets_the_type_of_the_listing(owner_client, owner, kind):
+def test_create_sets_the_type_of_the_listing(owner_client, owner_record, kind):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
 
     # when
     owner_client.post(
@@ -123,9 +123,9 @@ def test_create_sets_the_type_of_the_listing(owner_client, owner, kind):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_create_by_an_admin_for_any_listing(admin_client, owner, kind):
+def test_create_by_an_admin_for_any_listing(admin_client, owner_record, kind):
     # given
-    listing = ListingFactory(owner=owner, status=PropertyStatus.PENDING)
+    listing = ListingFactory(owner=owner_record, status=PropertyStatus.PENDING)
 
     # when
     response = admin_client.post(
@@ -137,9 +137,9 @@ def test_create_by_an_admin_for_any_listing(admin_client, owner, kind):
     assert TypeSpecificRecord.objects.get().property_id == listing.id
 
 
-def test_create_ignores_an_id_and_fields_of_other_kinds(owner_client, owner):
+def test_create_ignores_an_id_and_fields_of_other_kinds(owner_client, owner_record):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
     body = {
         "propertyId": listing.id,
         **RECORD_BODIES[PropertyType.LAND],
@@ -160,9 +160,9 @@ def test_create_ignores_an_id_and_fields_of_other_kinds(owner_client, owner):
 
 
 @pytest.mark.parametrize(("kind", "field"), REQUIRED_CASES)
-def test_create_without_a_required_field_is_400_naming_it(owner_client, owner, kind, field):
+def test_create_without_a_required_field_is_400_naming_it(owner_client, owner_record, kind, field):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
     body = {"propertyId": listing.id, **RECORD_BODIES[kind]}
     del body[field]
 
@@ -176,9 +176,9 @@ def test_create_without_a_required_field_is_400_naming_it(owner_client, owner, k
 
 
 @pytest.mark.parametrize(("kind", "field"), REQUIRED_CASES)
-def test_create_with_a_null_field_is_400_naming_it(owner_client, owner, kind, field):
+def test_create_with_a_null_field_is_400_naming_it(owner_client, owner_record, kind, field):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
 
     # when
     response = owner_client.post(
@@ -217,9 +217,9 @@ def test_create_with_an_empty_body_names_every_field(owner_client, kind):
 
 
 @pytest.mark.parametrize(("kind", "field"), COUNT_CASES)
-def test_create_with_a_negative_count_is_400_naming_it(owner_client, owner, kind, field):
+def test_create_with_a_negative_count_is_400_naming_it(owner_client, owner_record, kind, field):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
 
     # when
     response = owner_client.post(
@@ -235,9 +235,9 @@ def test_create_with_a_negative_count_is_400_naming_it(owner_client, owner, kind
 
 
 @pytest.mark.parametrize(("kind", "field"), COUNT_CASES)
-def test_create_with_a_count_of_zero_is_allowed(owner_client, owner, kind, field):
+def test_create_with_a_count_of_zero_is_allowed(owner_client, owner_record, kind, field):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
 
     # when
     response = owner_client.post(
@@ -261,10 +261,10 @@ def test_create_with_a_count_of_zero_is_allowed(owner_client, owner, kind, field
     ],
 )
 def test_create_with_a_value_of_the_wrong_type_is_400_naming_it(
-    owner_client, owner, kind, field, value
+    owner_client, owner_record, kind, field, value
 ):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
 
     # when
     response = owner_client.post(
@@ -279,9 +279,9 @@ def test_create_with_a_value_of_the_wrong_type_is_400_naming_it(
 
 
 @pytest.mark.parametrize("value", ["SWAMP", "buildable", ""])
-def test_create_land_with_an_invalid_land_type_is_400_naming_it(owner_client, owner, value):
+def test_create_land_with_an_invalid_land_type_is_400_naming_it(owner_client, owner_record, value):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
 
     # when
     response = owner_client.post(
@@ -297,9 +297,11 @@ def test_create_land_with_an_invalid_land_type_is_400_naming_it(owner_client, ow
 
 @pytest.mark.parametrize("kind", ACTIVITY_KINDS)
 @pytest.mark.parametrize("value", ["FARMING", "retail", ""])
-def test_create_with_an_invalid_type_of_activity_is_400_naming_it(owner_client, owner, kind, value):
+def test_create_with_an_invalid_type_of_activity_is_400_naming_it(
+    owner_client, owner_record, kind, value
+):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
 
     # when
     response = owner_client.post(
@@ -314,9 +316,9 @@ def test_create_with_an_invalid_type_of_activity_is_400_naming_it(owner_client, 
 
 
 @pytest.mark.parametrize("land_type", LAND_TYPES)
-def test_create_land_accepts_every_land_type(owner_client, owner, land_type):
+def test_create_land_accepts_every_land_type(owner_client, owner_record, land_type):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
 
     # when
     response = owner_client.post(
@@ -333,9 +335,9 @@ def test_create_land_accepts_every_land_type(owner_client, owner, land_type):
 
 @pytest.mark.parametrize("kind", ACTIVITY_KINDS)
 @pytest.mark.parametrize("activity", ACTIVITY_TYPES)
-def test_create_accepts_every_type_of_activity(owner_client, owner, kind, activity):
+def test_create_accepts_every_type_of_activity(owner_client, owner_record, kind, activity):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
 
     # when
     response = owner_client.post(
@@ -351,9 +353,9 @@ def test_create_accepts_every_type_of_activity(owner_client, owner, kind, activi
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_create_a_second_record_of_the_same_kind_is_409(owner_client, owner, kind):
+def test_create_a_second_record_of_the_same_kind_is_409(owner_client, owner_record, kind):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
     existing = TypeSpecificRecordFactory(property=listing, kind=kind)
     before = record_row(existing.id)
 
@@ -369,9 +371,9 @@ def test_create_a_second_record_of_the_same_kind_is_409(owner_client, owner, kin
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_create_a_second_record_of_another_kind_is_409(owner_client, owner, kind):
+def test_create_a_second_record_of_another_kind_is_409(owner_client, owner_record, kind):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
     existing = TypeSpecificRecordFactory(property=listing, kind=OTHER_KIND[kind])
     before = record_row(existing.id)
 
@@ -405,10 +407,10 @@ def test_create_for_an_unknown_property_is_400_naming_property_id(owner_client, 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_create_for_a_hidden_listing_of_another_owner_is_400_naming_property_id(
-    other_owner_client, owner, kind
+    other_owner_client, owner_record, kind
 ):
     # given
-    listing = ListingFactory(owner=owner, status=PropertyStatus.PENDING)
+    listing = ListingFactory(owner=owner_record, status=PropertyStatus.PENDING)
 
     # when
     response = other_owner_client.post(
@@ -422,9 +424,11 @@ def test_create_for_a_hidden_listing_of_another_owner_is_400_naming_property_id(
 
 @pytest.mark.parametrize("client_name", ["other_owner", "customer"])
 @pytest.mark.parametrize("kind", KINDS)
-def test_create_for_a_visible_listing_of_someone_else_is_403(clients, owner, kind, client_name):
+def test_create_for_a_visible_listing_of_someone_else_is_403(
+    clients, owner_record, kind, client_name
+):
     # given
-    listing = ListingFactory(owner=owner, status=PropertyStatus.AVAILABLE)
+    listing = ListingFactory(owner=owner_record, status=PropertyStatus.AVAILABLE)
 
     # when
     response = clients[client_name].post(
@@ -437,9 +441,9 @@ def test_create_for_a_visible_listing_of_someone_else_is_403(clients, owner, kin
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_create_by_an_anonymous_user_is_401(anonymous_client, owner, kind):
+def test_create_by_an_anonymous_user_is_401(anonymous_client, owner_record, kind):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
 
     # given a valid body
 
@@ -476,10 +480,12 @@ def test_get_through_a_visible_listing_is_200_for_anyone(anonymous_client, kind,
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("client_name", ["anonymous", "customer", "other_owner"])
 @pytest.mark.parametrize("status", [PropertyStatus.PENDING, PropertyStatus.SUSPENDED])
-def test_get_through_a_hidden_listing_is_404_for_others(clients, owner, kind, client_name, status):
+def test_get_through_a_hidden_listing_is_404_for_others(
+    clients, owner_record, kind, client_name, status
+):
     # given
     record = TypeSpecificRecordFactory(
-        property=ListingFactory(owner=owner, status=status), kind=kind
+        property=ListingFactory(owner=owner_record, status=status), kind=kind
     )
 
     # when
@@ -492,10 +498,10 @@ def test_get_through_a_hidden_listing_is_404_for_others(clients, owner, kind, cl
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("client_name", ["owner", "admin"])
 def test_get_through_a_hidden_listing_is_200_for_its_owner_and_admins(
-    clients, owner, kind, client_name
+    clients, owner_record, kind, client_name
 ):
     # given
-    listing = ListingFactory(owner=owner, status=PropertyStatus.PENDING)
+    listing = ListingFactory(owner=owner_record, status=PropertyStatus.PENDING)
     record = TypeSpecificRecordFactory(property=listing, kind=kind)
 
     # when
@@ -546,9 +552,11 @@ PATCHES = {
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("client_name", ["owner", "admin"])
-def test_patch_by_the_owner_or_an_admin_changes_the_given_fields(clients, owner, kind, client_name):
+def test_patch_by_the_owner_or_an_admin_changes_the_given_fields(
+    clients, owner_record, kind, client_name
+):
     # given
-    record = TypeSpecificRecordFactory(property=ListingFactory(owner=owner), kind=kind)
+    record = TypeSpecificRecordFactory(property=ListingFactory(owner=owner_record), kind=kind)
 
     # when
     response = clients[client_name].patch(record_url(kind, record.id), PATCHES[kind], format="json")
@@ -561,11 +569,11 @@ def test_patch_by_the_owner_or_an_admin_changes_the_given_fields(clients, owner,
         assert getattr(record, column(name)) == value
 
 
-def test_patch_ignores_property_id_and_fields_of_other_kinds(owner_client, owner):
+def test_patch_ignores_property_id_and_fields_of_other_kinds(owner_client, owner_record):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
     record = TypeSpecificRecordFactory(property=listing, kind=PropertyType.HOUSE)
-    elsewhere = ListingFactory(owner=owner)
+    elsewhere = ListingFactory(owner=owner_record)
 
     # when
     response = owner_client.patch(
@@ -596,10 +604,10 @@ def test_patch_ignores_property_id_and_fields_of_other_kinds(owner_client, owner
     ],
 )
 def test_patch_with_an_invalid_value_is_400_and_changes_nothing(
-    owner_client, owner, kind, field, value
+    owner_client, owner_record, kind, field, value
 ):
     # given
-    record = TypeSpecificRecordFactory(property=ListingFactory(owner=owner), kind=kind)
+    record = TypeSpecificRecordFactory(property=ListingFactory(owner=owner_record), kind=kind)
     before = record_row(record.id)
 
     # when
@@ -612,9 +620,11 @@ def test_patch_with_an_invalid_value_is_400_and_changes_nothing(
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("client_name", ["other_owner", "customer"])
-def test_patch_through_a_visible_listing_of_someone_else_is_403(clients, owner, kind, client_name):
+def test_patch_through_a_visible_listing_of_someone_else_is_403(
+    clients, owner_record, kind, client_name
+):
     # given
-    listing = ListingFactory(owner=owner, status=PropertyStatus.AVAILABLE)
+    listing = ListingFactory(owner=owner_record, status=PropertyStatus.AVAILABLE)
     record = TypeSpecificRecordFactory(property=listing, kind=kind)
     before = record_row(record.id)
 
@@ -628,9 +638,11 @@ def test_patch_through_a_visible_listing_of_someone_else_is_403(clients, owner, 
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("client_name", ["other_owner", "customer"])
-def test_patch_through_a_hidden_listing_of_someone_else_is_404(clients, owner, kind, client_name):
+def test_patch_through_a_hidden_listing_of_someone_else_is_404(
+    clients, owner_record, kind, client_name
+):
     # given
-    listing = ListingFactory(owner=owner, status=PropertyStatus.PENDING)
+    listing = ListingFactory(owner=owner_record, status=PropertyStatus.PENDING)
     record = TypeSpecificRecordFactory(property=listing, kind=kind)
     before = record_row(record.id)
 
@@ -643,9 +655,9 @@ def test_patch_through_a_hidden_listing_of_someone_else_is_404(clients, owner, k
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_patch_by_an_anonymous_user_is_401(anonymous_client, owner, kind):
+def test_patch_by_an_anonymous_user_is_401(anonymous_client, owner_record, kind):
     # given
-    record = TypeSpecificRecordFactory(property=ListingFactory(owner=owner), kind=kind)
+    record = TypeSpecificRecordFactory(property=ListingFactory(owner=owner_record), kind=kind)
     before = record_row(record.id)
 
     # when
@@ -657,9 +669,11 @@ def test_patch_by_an_anonymous_user_is_401(anonymous_client, owner, kind):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_patch_at_the_path_of_another_kind_is_404(owner_client, owner, kind):
+def test_patch_at_the_path_of_another_kind_is_404(owner_client, owner_record, kind):
     # given
-    record = TypeSpecificRecordFactory(property=ListingFactory(owner=owner), kind=OTHER_KIND[kind])
+    record = TypeSpecificRecordFactory(
+        property=ListingFactory(owner=owner_record), kind=OTHER_KIND[kind]
+    )
     before = record_row(record.id)
 
     # when
@@ -676,10 +690,10 @@ def test_patch_at_the_path_of_another_kind_is_404(owner_client, owner, kind):
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("client_name", ["owner", "admin"])
 def test_delete_by_the_owner_or_an_admin_clears_the_type_of_the_listing(
-    clients, owner, kind, client_name
+    clients, owner_record, kind, client_name
 ):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
     record = TypeSpecificRecordFactory(property=listing, kind=kind)
 
     # when
@@ -699,9 +713,9 @@ def test_delete_by_the_owner_or_an_admin_clears_the_type_of_the_listing(
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_delete_then_a_record_of_another_kind_can_be_added(owner_client, owner, kind):
+def test_delete_then_a_record_of_another_kind_can_be_added(owner_client, owner_record, kind):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
     record = TypeSpecificRecordFactory(property=listing, kind=OTHER_KIND[kind])
 
     # when
@@ -717,9 +731,11 @@ def test_delete_then_a_record_of_another_kind_can_be_added(owner_client, owner, 
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("client_name", ["other_owner", "customer"])
-def test_delete_through_a_visible_listing_of_someone_else_is_403(clients, owner, kind, client_name):
+def test_delete_through_a_visible_listing_of_someone_else_is_403(
+    clients, owner_record, kind, client_name
+):
     # given
-    listing = ListingFactory(owner=owner, status=PropertyStatus.SOLD)
+    listing = ListingFactory(owner=owner_record, status=PropertyStatus.SOLD)
     record = TypeSpecificRecordFactory(property=listing, kind=kind)
 
     # when
@@ -732,9 +748,11 @@ def test_delete_through_a_visible_listing_of_someone_else_is_403(clients, owner,
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("client_name", ["other_owner", "customer"])
-def test_delete_through_a_hidden_listing_of_someone_else_is_404(clients, owner, kind, client_name):
+def test_delete_through_a_hidden_listing_of_someone_else_is_404(
+    clients, owner_record, kind, client_name
+):
     # given
-    listing = ListingFactory(owner=owner, status=PropertyStatus.SUSPENDED)
+    listing = ListingFactory(owner=owner_record, status=PropertyStatus.SUSPENDED)
     record = TypeSpecificRecordFactory(property=listing, kind=kind)
 
     # when
@@ -746,9 +764,9 @@ def test_delete_through_a_hidden_listing_of_someone_else_is_404(clients, owner, 
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_delete_by_an_anonymous_user_is_401(anonymous_client, owner, kind):
+def test_delete_by_an_anonymous_user_is_401(anonymous_client, owner_record, kind):
     # given
-    record = TypeSpecificRecordFactory(property=ListingFactory(owner=owner), kind=kind)
+    record = TypeSpecificRecordFactory(property=ListingFactory(owner=owner_record), kind=kind)
 
     # given the furnished listing
 
@@ -761,9 +779,11 @@ def test_delete_by_an_anonymous_user_is_401(anonymous_client, owner, kind):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_delete_at_the_path_of_another_kind_is_404(owner_client, owner, kind):
+def test_delete_at_the_path_of_another_kind_is_404(owner_client, owner_record, kind):
     # given
-    record = TypeSpecificRecordFactory(property=ListingFactory(owner=owner), kind=OTHER_KIND[kind])
+    record = TypeSpecificRecordFactory(
+        property=ListingFactory(owner=owner_record), kind=OTHER_KIND[kind]
+    )
 
     # when
     response = owner_client.delete(record_url(kind, record.id))

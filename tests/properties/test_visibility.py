@@ -15,17 +15,19 @@ MANAGERS = ["owner", "admin"]
 EVERYONE = OUTSIDERS + MANAGERS
 
 
-def listing_of(owner, status):
+def listing_of(owner_record, status):
     transaction_type = TransactionType.RENT if status == PropertyStatus.RENTED else "SALE"
-    return ListingFactory(owner=owner, status=status, transaction_type=transaction_type)
+    return ListingFactory(owner=owner_record, status=status, transaction_type=transaction_type)
 
 
 @pytest.mark.parametrize("viewer", OUTSIDERS)
 @pytest.mark.parametrize("status", HIDDEN)
-def test_hidden_listing_is_left_out_of_the_list_for_outsiders(clients, owner, viewer, status):
+def test_hidden_listing_is_left_out_of_the_list_for_outsiders(
+    clients, owner_record, viewer, status
+):
     # given
-    listing_of(owner, status)
-    public = listing_of(owner, PropertyStatus.AVAILABLE)
+    listing_of(owner_record, status)
+    public = listing_of(owner_record, PropertyStatus.AVAILABLE)
 
     # when
     response = clients[viewer].get(PROPERTIES_URL)
@@ -38,9 +40,9 @@ def test_hidden_listing_is_left_out_of_the_list_for_outsiders(clients, owner, vi
 
 @pytest.mark.parametrize("viewer", OUTSIDERS)
 @pytest.mark.parametrize("status", HIDDEN)
-def test_hidden_listing_detail_is_404_for_outsiders(clients, owner, viewer, status):
+def test_hidden_listing_detail_is_404_for_outsiders(clients, owner_record, viewer, status):
     # given
-    hidden = listing_of(owner, status)
+    hidden = listing_of(owner_record, status)
 
     # when
     response = clients[viewer].get(property_url(hidden.id))
@@ -51,10 +53,10 @@ def test_hidden_listing_detail_is_404_for_outsiders(clients, owner, viewer, stat
 
 @pytest.mark.parametrize("viewer", MANAGERS)
 @pytest.mark.parametrize("status", HIDDEN)
-def test_hidden_listing_is_listed_for_its_owner_and_admins(clients, owner, viewer, status):
+def test_hidden_listing_is_listed_for_its_owner_and_admins(clients, owner_record, viewer, status):
     # given
-    hidden = listing_of(owner, status)
-    public = listing_of(owner, PropertyStatus.AVAILABLE)
+    hidden = listing_of(owner_record, status)
+    public = listing_of(owner_record, PropertyStatus.AVAILABLE)
 
     # when
     response = clients[viewer].get(PROPERTIES_URL)
@@ -67,9 +69,11 @@ def test_hidden_listing_is_listed_for_its_owner_and_admins(clients, owner, viewe
 
 @pytest.mark.parametrize("viewer", MANAGERS)
 @pytest.mark.parametrize("status", HIDDEN)
-def test_hidden_listing_detail_is_shown_to_its_owner_and_admins(clients, owner, viewer, status):
+def test_hidden_listing_detail_is_shown_to_its_owner_and_admins(
+    clients, owner_record, viewer, status
+):
     # given
-    hidden = listing_of(owner, status)
+    hidden = listing_of(owner_record, status)
 
     # when
     response = clients[viewer].get(property_url(hidden.id))
@@ -82,9 +86,9 @@ def test_hidden_listing_detail_is_shown_to_its_owner_and_admins(clients, owner, 
 
 @pytest.mark.parametrize("viewer", EVERYONE)
 @pytest.mark.parametrize("status", PUBLIC)
-def test_public_listing_is_listed_and_shown_to_everyone(clients, owner, viewer, status):
+def test_public_listing_is_listed_and_shown_to_everyone(clients, owner_record, viewer, status):
     # given
-    public = listing_of(owner, status)
+    public = listing_of(owner_record, status)
 
     # when
     listed = clients[viewer].get(PROPERTIES_URL)
@@ -96,13 +100,15 @@ def test_public_listing_is_listed_and_shown_to_everyone(clients, owner, viewer, 
     assert shown.json()["id"] == public.id
 
 
-def test_an_owner_sees_only_their_own_hidden_listings(owner_client, owner, other_owner):
+def test_an_owner_sees_only_their_own_hidden_listings(
+    owner_client, owner_record, other_owner_record
+):
     # given
-    own_pending = listing_of(owner, PropertyStatus.PENDING)
-    own_suspended = listing_of(owner, PropertyStatus.SUSPENDED)
-    listing_of(other_owner, PropertyStatus.PENDING)
-    listing_of(other_owner, PropertyStatus.SUSPENDED)
-    others_public = listing_of(other_owner, PropertyStatus.SOLD)
+    own_pending = listing_of(owner_record, PropertyStatus.PENDING)
+    own_suspended = listing_of(owner_record, PropertyStatus.SUSPENDED)
+    listing_of(other_owner_record, PropertyStatus.PENDING)
+    listing_of(other_owner_record, PropertyStatus.SUSPENDED)
+    others_public = listing_of(other_owner_record, PropertyStatus.SOLD)
 
     # when
     response = owner_client.get(PROPERTIES_URL)
@@ -112,11 +118,11 @@ def test_an_owner_sees_only_their_own_hidden_listings(owner_client, owner, other
     assert response.json()["totalItems"] == 3
 
 
-def test_an_admin_sees_every_listing(admin_client, owner, other_owner):
+def test_an_admin_sees_every_listing(admin_client, owner_record, other_owner_record):
     # given
     every_listing = [
         listing_of(each_owner, status)
-        for each_owner in (owner, other_owner)
+        for each_owner in (owner_record, other_owner_record)
         for status in PropertyStatus.values
     ]
 
@@ -130,16 +136,16 @@ def test_an_admin_sees_every_listing(admin_client, owner, other_owner):
 
 @pytest.mark.parametrize("viewer", OUTSIDERS)
 def test_filtering_by_a_hidden_status_or_owner_does_not_reveal_hidden_listings(
-    clients, owner, viewer
+    clients, owner_record, viewer
 ):
     # given
-    listing_of(owner, PropertyStatus.PENDING)
-    listing_of(owner, PropertyStatus.SUSPENDED)
+    listing_of(owner_record, PropertyStatus.PENDING)
+    listing_of(owner_record, PropertyStatus.SUSPENDED)
 
     # when
     by_pending = clients[viewer].get(PROPERTIES_URL, {"status": "PENDING"})
     by_suspended = clients[viewer].get(PROPERTIES_URL, {"status": "SUSPENDED"})
-    by_owner = clients[viewer].get(PROPERTIES_URL, {"ownerId": owner.id})
+    by_owner = clients[viewer].get(PROPERTIES_URL, {"ownerId": owner_record.id})
 
     # then
     for response in (by_pending, by_suspended, by_owner):
@@ -148,12 +154,12 @@ def test_filtering_by_a_hidden_status_or_owner_does_not_reveal_hidden_listings(
         assert response.json()["totalItems"] == 0
 
 
-def test_an_owner_filtering_by_their_own_id_sees_their_hidden_listings(owner_client, owner):
+def test_an_owner_filtering_by_their_own_id_sees_their_hidden_listings(owner_client, owner_record):
     # given
-    pending = listing_of(owner, PropertyStatus.PENDING)
+    pending = listing_of(owner_record, PropertyStatus.PENDING)
 
     # when
-    response = owner_client.get(PROPERTIES_URL, {"ownerId": owner.id, "status": "PENDING"})
+    response = owner_client.get(PROPERTIES_URL, {"ownerId": owner_record.id, "status": "PENDING"})
 
     # then
     assert ids(response) == [pending.id]

@@ -81,7 +81,9 @@ def backdate(listing: Property) -> Property:
 # --- POST /properties -------------------------------------------------------------------
 
 
-def test_create_by_an_owner_is_201_with_the_pending_listing(owner_client, owner, new_listing_body):
+def test_create_by_an_owner_is_201_with_the_pending_listing(
+    owner_client, owner_record, new_listing_body
+):
     # given a valid body without ownerId
 
     # when
@@ -94,7 +96,7 @@ def test_create_by_an_owner_is_201_with_the_pending_listing(owner_client, owner,
     listing = Property.objects.get()
     assert body == {**common_fields(listing), "type": None}
     assert body["status"] == "PENDING"
-    assert body["ownerId"] == owner.id
+    assert body["ownerId"] == owner_record.id
     assert body["price"] == 325000.5
     assert body["area"] == 84.75
     assert body["createdAt"].endswith("Z")
@@ -165,25 +167,25 @@ def test_create_rounds_the_price_to_cents(owner_client, new_listing_body):
     assert Property.objects.get().price == Decimal("1234.57")
 
 
-def test_create_with_own_owner_id(owner_client, owner, new_listing_body):
+def test_create_with_own_owner_id(owner_client, owner_record, new_listing_body):
     # given a valid body
 
     # when
     response = owner_client.post(
-        PROPERTIES_URL, {**new_listing_body, "ownerId": owner.id}, format="json"
+        PROPERTIES_URL, {**new_listing_body, "ownerId": owner_record.id}, format="json"
     )
 
     # then
     assert response.status_code == 201
-    assert Property.objects.get().owner_id == owner.id
+    assert Property.objects.get().owner_id == owner_record.id
 
 
-def test_create_for_another_owner_is_403(owner_client, other_owner, new_listing_body):
+def test_create_for_another_owner_is_403(owner_client, other_owner_record, new_listing_body):
     # given a valid body
 
     # when
     response = owner_client.post(
-        PROPERTIES_URL, {**new_listing_body, "ownerId": other_owner.id}, format="json"
+        PROPERTIES_URL, {**new_listing_body, "ownerId": other_owner_record.id}, format="json"
     )
 
     # then
@@ -238,18 +240,18 @@ def test_create_by_an_admin_needs_an_owner_id(admin_client, new_listing_body):
     assert Property.objects.count() == 0
 
 
-def test_create_by_an_admin_for_any_owner(admin_client, other_owner, new_listing_body):
+def test_create_by_an_admin_for_any_owner(admin_client, other_owner_record, new_listing_body):
     # given a valid body
 
     # when
     response = admin_client.post(
-        PROPERTIES_URL, {**new_listing_body, "ownerId": other_owner.id}, format="json"
+        PROPERTIES_URL, {**new_listing_body, "ownerId": other_owner_record.id}, format="json"
     )
 
     # then
     assert response.status_code == 201
     listing = Property.objects.get()
-    assert listing.owner_id == other_owner.id
+    assert listing.owner_id == other_owner_record.id
     assert listing.status == PropertyStatus.PENDING
     assert response.json() == {**common_fields(listing), "type": None}
 
@@ -394,9 +396,9 @@ def test_create_with_malformed_json_is_400_parse_error(owner_client):
 # --- PATCH /properties/:id --------------------------------------------------------------
 
 
-def test_patch_by_the_owner_changes_the_given_fields_only(owner_client, owner):
+def test_patch_by_the_owner_changes_the_given_fields_only(owner_client, owner_record):
     # given
-    listing = backdate(ListingFactory(owner=owner, status=PropertyStatus.AVAILABLE))
+    listing = backdate(ListingFactory(owner=owner_record, status=PropertyStatus.AVAILABLE))
     before = listing_row(listing.id)
 
     # when
@@ -433,9 +435,9 @@ def test_patch_by_the_owner_changes_the_given_fields_only(owner_client, owner):
         ("area", 75.5, "area", Decimal("75.50")),
     ],
 )
-def test_patch_each_common_field(owner_client, owner, field, value, column, stored):
+def test_patch_each_common_field(owner_client, owner_record, field, value, column, stored):
     # given
-    listing = backdate(ListingFactory(owner=owner))
+    listing = backdate(ListingFactory(owner=owner_record))
     before = listing_row(listing.id)
 
     # when
@@ -458,9 +460,11 @@ def test_patch_each_common_field(owner_client, owner, field, value, column, stor
         {"colour": "red"},
     ],
 )
-def test_patch_that_changes_nothing_leaves_updated_at_alone(owner_client, owner, body):
+def test_patch_that_changes_nothing_leaves_updated_at_alone(owner_client, owner_record, body):
     # given
-    listing = backdate(ListingFactory(owner=owner, title="Listing as it was", price="250000.00"))
+    listing = backdate(
+        ListingFactory(owner=owner_record, title="Listing as it was", price="250000.00")
+    )
     before = listing_row(listing.id)
 
     # when
@@ -472,9 +476,9 @@ def test_patch_that_changes_nothing_leaves_updated_at_alone(owner_client, owner,
     assert listing_row(listing.id) == before
 
 
-def test_patch_category(owner_client, owner):
+def test_patch_category(owner_client, owner_record):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
     offices = CategoryFactory(name="Offices")
 
     # when
@@ -488,9 +492,9 @@ def test_patch_category(owner_client, owner):
     assert listing_row(listing.id)["category_id"] == offices.id
 
 
-def test_patch_answers_with_the_type(owner_client, owner):
+def test_patch_answers_with_the_type(owner_client, owner_record):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
     TypeSpecificRecordFactory(property=listing, kind=PropertyType.LAND)
 
     # when
@@ -501,9 +505,9 @@ def test_patch_answers_with_the_type(owner_client, owner):
     assert response.json()["type"] == "land"
 
 
-def test_patch_of_a_pending_listing_by_its_owner(owner_client, owner):
+def test_patch_of_a_pending_listing_by_its_owner(owner_client, owner_record):
     # given
-    listing = ListingFactory(owner=owner, status=PropertyStatus.PENDING)
+    listing = ListingFactory(owner=owner_record, status=PropertyStatus.PENDING)
 
     # when
     response = owner_client.patch(property_url(listing.id), {"title": "Fixed typo"}, format="json")
@@ -514,9 +518,9 @@ def test_patch_of_a_pending_listing_by_its_owner(owner_client, owner):
     assert listing_row(listing.id)["status"] == PropertyStatus.PENDING
 
 
-def test_patch_ignores_server_controlled_and_unknown_fields(owner_client, owner):
+def test_patch_ignores_server_controlled_and_unknown_fields(owner_client, owner_record):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
     before = listing_row(listing.id)
 
     # when
@@ -549,9 +553,11 @@ def test_patch_ignores_server_controlled_and_unknown_fields(owner_client, owner)
         ("ownerId", "zzzzzzzzzzzzzzzzzzzzzzzzz"),
     ],
 )
-def test_patch_with_an_invalid_field_is_400_and_changes_nothing(owner_client, owner, field, value):
+def test_patch_with_an_invalid_field_is_400_and_changes_nothing(
+    owner_client, owner_record, field, value
+):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
     before = listing_row(listing.id)
 
     # when
@@ -565,9 +571,11 @@ def test_patch_with_an_invalid_field_is_400_and_changes_nothing(owner_client, ow
 
 
 @pytest.mark.parametrize("status", [PropertyStatus.AVAILABLE, PropertyStatus.SOLD])
-def test_patch_by_another_owner_of_a_visible_listing_is_403(other_owner_client, owner, status):
+def test_patch_by_another_owner_of_a_visible_listing_is_403(
+    other_owner_client, owner_record, status
+):
     # given
-    listing = ListingFactory(owner=owner, status=status)
+    listing = ListingFactory(owner=owner_record, status=status)
     before = listing_row(listing.id)
 
     # when
@@ -581,9 +589,11 @@ def test_patch_by_another_owner_of_a_visible_listing_is_403(other_owner_client, 
 
 
 @pytest.mark.parametrize("status", [PropertyStatus.PENDING, PropertyStatus.SUSPENDED])
-def test_patch_by_another_owner_of_a_hidden_listing_is_404(other_owner_client, owner, status):
+def test_patch_by_another_owner_of_a_hidden_listing_is_404(
+    other_owner_client, owner_record, status
+):
     # given
-    listing = ListingFactory(owner=owner, status=status)
+    listing = ListingFactory(owner=owner_record, status=status)
     before = listing_row(listing.id)
 
     # when
@@ -596,9 +606,9 @@ def test_patch_by_another_owner_of_a_hidden_listing_is_404(other_owner_client, o
     assert listing_row(listing.id) == before
 
 
-def test_patch_by_a_customer_of_a_visible_listing_is_403(customer_client, owner):
+def test_patch_by_a_customer_of_a_visible_listing_is_403(customer_client, owner_record):
     # given
-    listing = ListingFactory(owner=owner, status=PropertyStatus.AVAILABLE)
+    listing = ListingFactory(owner=owner_record, status=PropertyStatus.AVAILABLE)
     before = listing_row(listing.id)
 
     # when
@@ -609,9 +619,9 @@ def test_patch_by_a_customer_of_a_visible_listing_is_403(customer_client, owner)
     assert listing_row(listing.id) == before
 
 
-def test_patch_by_a_customer_of_a_hidden_listing_is_404(customer_client, owner):
+def test_patch_by_a_customer_of_a_hidden_listing_is_404(customer_client, owner_record):
     # given
-    listing = ListingFactory(owner=owner, status=PropertyStatus.PENDING)
+    listing = ListingFactory(owner=owner_record, status=PropertyStatus.PENDING)
     before = listing_row(listing.id)
 
     # when
@@ -622,9 +632,9 @@ def test_patch_by_a_customer_of_a_hidden_listing_is_404(customer_client, owner):
     assert listing_row(listing.id) == before
 
 
-def test_patch_by_an_anonymous_user_is_401(anonymous_client, owner):
+def test_patch_by_an_anonymous_user_is_401(anonymous_client, owner_record):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
     before = listing_row(listing.id)
 
     # when
@@ -636,9 +646,9 @@ def test_patch_by_an_anonymous_user_is_401(anonymous_client, owner):
 
 
 @pytest.mark.parametrize("status", [PropertyStatus.AVAILABLE, PropertyStatus.PENDING])
-def test_patch_by_an_admin(admin_client, owner, status):
+def test_patch_by_an_admin(admin_client, owner_record, status):
     # given
-    listing = backdate(ListingFactory(owner=owner, status=status))
+    listing = backdate(ListingFactory(owner=owner_record, status=status))
 
     # when
     response = admin_client.patch(
@@ -663,14 +673,16 @@ def test_patch_of_an_unknown_listing_is_404(owner_client):
     assert_problem(response, status=404, code="not_found")
 
 
-def test_patch_owner_id_to_another_owner_by_the_owner_is_403(owner_client, owner, other_owner):
+def test_patch_owner_id_to_another_owner_by_the_owner_is_403(
+    owner_client, owner_record, other_owner_record
+):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
     before = listing_row(listing.id)
 
     # when
     response = owner_client.patch(
-        property_url(listing.id), {"ownerId": other_owner.id, "title": "Gift"}, format="json"
+        property_url(listing.id), {"ownerId": other_owner_record.id, "title": "Gift"}, format="json"
     )
 
     # then
@@ -679,42 +691,44 @@ def test_patch_owner_id_to_another_owner_by_the_owner_is_403(owner_client, owner
     assert listing_row(listing.id) == before
 
 
-def test_patch_owner_id_to_oneself_is_allowed(owner_client, owner):
+def test_patch_owner_id_to_oneself_is_allowed(owner_client, owner_record):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
 
     # when
     response = owner_client.patch(
-        property_url(listing.id), {"ownerId": owner.id, "title": "Mine"}, format="json"
+        property_url(listing.id), {"ownerId": owner_record.id, "title": "Mine"}, format="json"
     )
 
     # then
     assert response.status_code == 200
-    assert listing_row(listing.id)["owner_id"] == owner.id
+    assert listing_row(listing.id)["owner_id"] == owner_record.id
     assert listing_row(listing.id)["title"] == "Mine"
 
 
-def test_patch_owner_id_by_an_admin_moves_the_listing(admin_client, owner, other_owner):
+def test_patch_owner_id_by_an_admin_moves_the_listing(
+    admin_client, owner_record, other_owner_record
+):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
 
     # when
     response = admin_client.patch(
-        property_url(listing.id), {"ownerId": other_owner.id}, format="json"
+        property_url(listing.id), {"ownerId": other_owner_record.id}, format="json"
     )
 
     # then
     assert response.status_code == 200
-    assert response.json()["ownerId"] == other_owner.id
-    assert listing_row(listing.id)["owner_id"] == other_owner.id
+    assert response.json()["ownerId"] == other_owner_record.id
+    assert listing_row(listing.id)["owner_id"] == other_owner_record.id
 
 
 def test_patch_with_a_field_and_an_invalid_transition_is_409_and_changes_nothing(
-    owner_client, owner
+    owner_client, owner_record
 ):
     # given
     listing = ListingFactory(
-        owner=owner, status=PropertyStatus.AVAILABLE, transaction_type=TransactionType.SALE
+        owner=owner_record, status=PropertyStatus.AVAILABLE, transaction_type=TransactionType.SALE
     )
     before = listing_row(listing.id)
 
@@ -729,10 +743,10 @@ def test_patch_with_a_field_and_an_invalid_transition_is_409_and_changes_nothing
 
 
 def test_patch_with_a_field_and_a_status_move_of_another_role_is_403_and_changes_nothing(
-    owner_client, owner
+    owner_client, owner_record
 ):
     # given
-    listing = ListingFactory(owner=owner, status=PropertyStatus.PENDING)
+    listing = ListingFactory(owner=owner_record, status=PropertyStatus.PENDING)
     before = listing_row(listing.id)
 
     # when
@@ -745,10 +759,10 @@ def test_patch_with_a_field_and_a_status_move_of_another_role_is_403_and_changes
     assert listing_row(listing.id) == before
 
 
-def test_patch_with_a_field_and_an_allowed_status_move_does_both(owner_client, owner):
+def test_patch_with_a_field_and_an_allowed_status_move_does_both(owner_client, owner_record):
     # given
     listing = ListingFactory(
-        owner=owner, status=PropertyStatus.AVAILABLE, transaction_type=TransactionType.SALE
+        owner=owner_record, status=PropertyStatus.AVAILABLE, transaction_type=TransactionType.SALE
     )
 
     # when
@@ -764,10 +778,10 @@ def test_patch_with_a_field_and_an_allowed_status_move_does_both(owner_client, o
 
 
 @pytest.mark.parametrize("status", [PropertyStatus.SOLD, PropertyStatus.RENTED])
-def test_patch_transaction_type_of_a_closed_listing_is_409(owner_client, owner, status):
+def test_patch_transaction_type_of_a_closed_listing_is_409(owner_client, owner_record, status):
     # given
     transaction_type = TransactionType.SALE if status == PropertyStatus.SOLD else "RENT"
-    listing = ListingFactory(owner=owner, status=status, transaction_type=transaction_type)
+    listing = ListingFactory(owner=owner_record, status=status, transaction_type=transaction_type)
     before = listing_row(listing.id)
     other_type = "RENT" if transaction_type == TransactionType.SALE else "SALE"
 
@@ -786,22 +800,22 @@ def test_patch_transaction_type_of_a_closed_listing_is_409(owner_client, owner, 
 
 
 @pytest.fixture
-def furnished_listing(owner, customer_user):
+def furnished_listing(owner_record, customer):
     """A listing with everything that hangs on it, next to another listing that must survive."""
-    listing = ListingFactory(owner=owner, status=PropertyStatus.AVAILABLE)
+    listing = ListingFactory(owner=owner_record, status=PropertyStatus.AVAILABLE)
     TypeSpecificRecordFactory(property=listing, kind=PropertyType.HOUSE)
     ImageFactory(property=listing)
     VideoFactory(property=listing)
-    AppointmentFactory(property=listing, user=customer_user)
-    FavoriteFactory(property=listing, user=customer_user)
-    NotificationFactory(property=listing, user=customer_user)
-    bystander = ListingFactory(owner=owner, status=PropertyStatus.AVAILABLE)
+    AppointmentFactory(property=listing, user=customer)
+    FavoriteFactory(property=listing, user=customer)
+    NotificationFactory(property=listing, user=customer)
+    bystander = ListingFactory(owner=owner_record, status=PropertyStatus.AVAILABLE)
     TypeSpecificRecordFactory(property=bystander, kind=PropertyType.APARTMENT)
     ImageFactory(property=bystander)
     VideoFactory(property=bystander)
-    AppointmentFactory(property=bystander, user=customer_user)
-    FavoriteFactory(property=bystander, user=customer_user)
-    NotificationFactory(property=bystander, user=customer_user)
+    AppointmentFactory(property=bystander, user=customer)
+    FavoriteFactory(property=bystander, user=customer)
+    NotificationFactory(property=bystander, user=customer)
     return listing
 
 
@@ -897,9 +911,9 @@ def test_delete_of_an_unknown_listing_is_404(owner_client, furnished_listing):
     assert Property.objects.count() == 2
 
 
-def test_deleted_listing_is_gone_from_detail_and_list(owner_client, anonymous_client, owner):
+def test_deleted_listing_is_gone_from_detail_and_list(owner_client, anonymous_client, owner_record):
     # given
-    listing = ListingFactory(owner=owner)
+    listing = ListingFactory(owner=owner_record)
 
     # when
     owner_client.delete(property_url(listing.id))
@@ -910,9 +924,11 @@ def test_deleted_listing_is_gone_from_detail_and_list(owner_client, anonymous_cl
 
 
 @pytest.mark.parametrize("role", ["customer", "other_owner"])
-def test_who_may_not_change_a_visible_listing_gets_403_before_any_validation(clients, owner, role):
+def test_who_may_not_change_a_visible_listing_gets_403_before_any_validation(
+    clients, owner_record, role
+):
     # given an AVAILABLE listing of another owner and a body that is invalid as well
-    listing = ListingFactory(owner=owner, status=PropertyStatus.AVAILABLE)
+    listing = ListingFactory(owner=owner_record, status=PropertyStatus.AVAILABLE)
     before = listing_row(listing.id)
 
     # when

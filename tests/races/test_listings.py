@@ -20,7 +20,7 @@ from listings.models import (
 )
 from tests.concurrency import run_at_once
 from tests.factories import RECORD_VALUES, ListingFactory
-from tests.races.conftest import signed_in_client
+from tests.support import signed_in_client
 
 PROPERTIES_URL = "/api/v1/properties"
 RECORD_PATHS = {
@@ -61,13 +61,13 @@ def problem(response) -> dict:
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("record_check", ["as-written", "blind"])
-def test_concurrent_records_of_every_kind_leave_one(owner_user, monkeypatch, record_check):
+def test_concurrent_records_of_every_kind_leave_one(owner, monkeypatch, record_check):
     # given a listing in step 1 (no record yet), and two racers per kind, each on its own client
-    listing = ListingFactory(owner=owner_user.owner)
+    listing = ListingFactory(owner=owner.owner)
     kinds = list(PropertyType.values) * 2
     requests = [
         partial(
-            signed_in_client(owner_user).post,
+            signed_in_client(owner).post,
             f"/api/v1/{RECORD_PATHS[kind]}",
             record_body(kind, listing.id),
             format="json",
@@ -98,10 +98,10 @@ def test_concurrent_records_of_every_kind_leave_one(owner_user, monkeypatch, rec
 
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
-def test_owner_selling_while_admin_suspends_makes_one_move(owner_user, admin_user):
+def test_owner_selling_while_admin_suspends_makes_one_move(owner, admin):
     # given an AVAILABLE listing on sale, five clients of its owner and five of an admin
     listing = ListingFactory(
-        owner=owner_user.owner,
+        owner=owner.owner,
         status=PropertyStatus.AVAILABLE,
         transaction_type=TransactionType.SALE,
     )
@@ -109,7 +109,7 @@ def test_owner_selling_while_admin_suspends_makes_one_move(owner_user, admin_use
     moves = [PropertyStatus.SOLD] * 5 + [PropertyStatus.SUSPENDED] * 5
     requests = [
         partial(
-            signed_in_client(owner_user if move == PropertyStatus.SOLD else admin_user).patch,
+            signed_in_client(owner if move == PropertyStatus.SOLD else admin).patch,
             url,
             {"status": move},
             format="json",
@@ -140,14 +140,14 @@ def test_owner_selling_while_admin_suspends_makes_one_move(owner_user, admin_use
 
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_price_changes_apply_one_after_the_other(owner_user, admin_user):
+def test_concurrent_price_changes_apply_one_after_the_other(owner, admin):
     # given a listing, and ten clients (its owner's and an admin's) each with a price of its own
-    listing = ListingFactory(owner=owner_user.owner, price=Decimal("500000.00"))
+    listing = ListingFactory(owner=owner.owner, price=Decimal("500000.00"))
     url = f"{PROPERTIES_URL}/{listing.id}"
     prices = [float(400000 + 1000 * number) for number in range(10)]
     requests = [
         partial(
-            signed_in_client(owner_user if number % 2 else admin_user).patch,
+            signed_in_client(owner if number % 2 else admin).patch,
             url,
             {"price": price},
             format="json",
@@ -170,12 +170,12 @@ def test_concurrent_price_changes_apply_one_after_the_other(owner_user, admin_us
 
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_changes_of_different_fields_are_all_kept(owner_user, admin_user):
+def test_concurrent_changes_of_different_fields_are_all_kept(owner, admin):
     # given a listing, and three clients each changing a different field
-    listing = ListingFactory(owner=owner_user.owner, title="Before", municipality="Madrid")
+    listing = ListingFactory(owner=owner.owner, title="Before", municipality="Madrid")
     url = f"{PROPERTIES_URL}/{listing.id}"
     changes = [{"title": "After"}, {"price": 123456.78}, {"municipality": "Toledo"}]
-    clients = [signed_in_client(owner_user), signed_in_client(admin_user)]
+    clients = [signed_in_client(owner), signed_in_client(admin)]
     requests = [
         partial(clients[number % 2].patch, url, change, format="json")
         for number, change in enumerate(changes)

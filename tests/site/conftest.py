@@ -1,57 +1,24 @@
-"""Fixtures of the website's page tests: users of each kind, signed-in clients, listings."""
+"""Fixtures of the website's page tests: signed-in sessions, listings, photos to upload.
+
+The users (their password is tests.support.PASSWORD) come from tests/fixtures.py.
+"""
 
 import io
 from pathlib import Path
 
 import pytest
-from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from PIL import Image as PillowImage
 
-from accounts.models import UserType
-from accounts.services import user_create
 from listings.models import PropertyStatus
-from tests.factories import CategoryFactory, TypeSpecificRecordFactory
-
-PASSWORD = "a-long-enough-passphrase"
+from tests.factories import TypeSpecificRecordFactory
 
 
 @pytest.fixture(autouse=True)
-def empty_cache():
-    """Sign-in rate limits count in the cache: every test starts and ends with none."""
-    cache.clear()
-    yield
-    cache.clear()
-
-
-@pytest.fixture(autouse=True)
-def media_root(settings, tmp_path) -> Path:
+def private_uploads(media_root) -> Path:
     """Each test stores uploaded files in a folder of its own."""
-    root = tmp_path / "media"
-    root.mkdir()
-    settings.MEDIA_ROOT = root
-    return root
-
-
-def make_user(user_type: str, email: str, name: str):
-    """A user made by the service (with its role record), signing in with PASSWORD."""
-    return user_create(email=email, password=PASSWORD, name=name, user_type=user_type)
-
-
-@pytest.fixture
-def customer(db):
-    return make_user(UserType.CUSTOMER, "carla@example.com", "Carla Customer")
-
-
-@pytest.fixture
-def owner(db):
-    return make_user(UserType.OWNER, "oscar@example.com", "Oscar Owner")
-
-
-@pytest.fixture
-def other_owner(db):
-    return make_user(UserType.OWNER, "olga@example.com", "Olga Other")
+    return media_root
 
 
 def signed_in(user) -> Client:
@@ -62,12 +29,14 @@ def signed_in(user) -> Client:
 
 
 @pytest.fixture
-def customer_client(customer) -> Client:
+def customer_session(customer) -> Client:
+    """A test client with a session of `customer`."""
     return signed_in(customer)
 
 
 @pytest.fixture
-def owner_client(owner) -> Client:
+def owner_session(owner) -> Client:
+    """A test client with a session of `owner`."""
     return signed_in(owner)
 
 
@@ -77,11 +46,6 @@ def csrf_client(customer) -> Client:
     client = Client(enforce_csrf_checks=True)
     client.force_login(customer)
     return client
-
-
-@pytest.fixture
-def category(db):
-    return CategoryFactory(name="Residential")
 
 
 def house(owner_user=None, **fields):

@@ -6,7 +6,7 @@ from rest_framework.throttling import SimpleRateThrottle
 from accounts.models import Customer, Owner, User, UserType
 from accounts.services import access_token_issue
 from tests.api.support import assert_problem, bearer_client
-from tests.site.conftest import PASSWORD
+from tests.support import PASSWORD
 
 pytestmark = pytest.mark.django_db
 
@@ -116,25 +116,25 @@ def test_log_in_attempts_share_the_apis_rate_limit(client, customer, monkeypatch
     assert "Too many attempts. Try again in" in blocked.text
 
 
-def test_log_out_is_a_post(customer_client):
-    refused = customer_client.get("/accounts/logout/")
-    response = customer_client.post("/accounts/logout/")
+def test_log_out_is_a_post(customer_session):
+    refused = customer_session.get("/accounts/logout/")
+    response = customer_session.post("/accounts/logout/")
 
     assert refused.status_code == 405
     assert response.status_code == 302
-    assert customer_client.get("/me/favorites/").status_code == 302
+    assert customer_session.get("/me/favorites/").status_code == 302
 
 
-def test_profile_changes_name_and_phone(customer_client, customer):
-    response = customer_client.post("/accounts/profile/", {"name": "Carla C.", "phone": "+34 600"})
+def test_profile_changes_name_and_phone(customer_session, customer):
+    response = customer_session.post("/accounts/profile/", {"name": "Carla C.", "phone": "+34 600"})
 
     customer.refresh_from_db()
     assert response.status_code == 302
     assert (customer.name, customer.phone) == ("Carla C.", "+34 600")
 
 
-def test_password_change_needs_the_current_password(customer_client, customer):
-    wrong = customer_client.post(
+def test_password_change_needs_the_current_password(customer_session, customer):
+    wrong = customer_session.post(
         "/accounts/password/",
         {
             "current_password": "not-the-password",
@@ -142,7 +142,7 @@ def test_password_change_needs_the_current_password(customer_client, customer):
             "new_password_again": "violet-river-77",
         },
     )
-    right = customer_client.post(
+    right = customer_session.post(
         "/accounts/password/",
         {
             "current_password": PASSWORD,
@@ -157,17 +157,17 @@ def test_password_change_needs_the_current_password(customer_client, customer):
     assert right.status_code == 302
     assert customer.check_password("violet-river-77")
     # the session that changed the password stays signed in
-    assert customer_client.get("/accounts/profile/").status_code == 200
+    assert customer_session.get("/accounts/profile/").status_code == 200
 
 
-def test_a_password_change_revokes_the_users_api_tokens(customer_client, customer):
+def test_a_password_change_revokes_the_users_api_tokens(customer_session, customer):
     # given the customer's bearer tokens, working
     tokens = [access_token_issue(user=customer)[0] for _client in range(2)]
     me = f"/api/v1/users/{customer.pk}"
     assert [bearer_client(token).get(me).status_code for token in tokens] == [200, 200]
 
     # when the password is changed on the website
-    response = customer_client.post(
+    response = customer_session.post(
         "/accounts/password/",
         {
             "current_password": PASSWORD,
@@ -180,13 +180,13 @@ def test_a_password_change_revokes_the_users_api_tokens(customer_client, custome
     assert response.status_code == 302
     for token in tokens:
         assert_problem(bearer_client(token).get(me), 401, "not_authenticated")
-    assert customer_client.get("/accounts/profile/").status_code == 200
+    assert customer_session.get("/accounts/profile/").status_code == 200
 
 
-def test_a_refused_password_change_keeps_the_tokens(customer_client, customer):
+def test_a_refused_password_change_keeps_the_tokens(customer_session, customer):
     token, _access_token = access_token_issue(user=customer)
 
-    response = customer_client.post(
+    response = customer_session.post(
         "/accounts/password/",
         {
             "current_password": "not-the-password",
@@ -199,8 +199,8 @@ def test_a_refused_password_change_keeps_the_tokens(customer_client, customer):
     assert bearer_client(token).get(f"/api/v1/users/{customer.pk}").status_code == 200
 
 
-def test_a_weak_new_password_shows_the_validators_message_on_its_field(customer_client):
-    response = customer_client.post(
+def test_a_weak_new_password_shows_the_validators_message_on_its_field(customer_session):
+    response = customer_session.post(
         "/accounts/password/",
         {"current_password": PASSWORD, "new_password": "short", "new_password_again": "short"},
     )

@@ -19,7 +19,7 @@ def in_days(days: int) -> datetime.datetime:
 
 
 def test_favorites_page_lists_mine_newest_first_without_others_or_hidden_ones(
-    customer_client, customer, other_owner, django_assert_num_queries
+    customer_session, customer, other_owner, django_assert_num_queries
 ):
     # given my two favorites, one of a listing that became hidden, and someone else's
     older = FavoriteFactory(user=customer, property=house(title="Older pick"))
@@ -32,7 +32,7 @@ def test_favorites_page_lists_mine_newest_first_without_others_or_hidden_ones(
 
     # when: session, user, favorites with their listings, their photos, unread count
     with django_assert_num_queries(5):
-        response = customer_client.get("/me/favorites/")
+        response = customer_session.get("/me/favorites/")
 
     # then
     page = response.text
@@ -41,13 +41,13 @@ def test_favorites_page_lists_mine_newest_first_without_others_or_hidden_ones(
     assert "Not mine" not in page
 
 
-def test_my_visits_offer_cancel_and_reschedule_by_the_state_machine(customer_client, customer):
+def test_my_visits_offer_cancel_and_reschedule_by_the_state_machine(customer_session, customer):
     pending = AppointmentFactory(user=customer, property=house(title="Pending visit"))
     done = AppointmentFactory(
         user=customer, property=house(title="Done visit"), status=AppointmentStatus.COMPLETED
     )
 
-    response = customer_client.get("/me/visits/")
+    response = customer_session.get("/me/visits/")
 
     page = response.text
     assert f'action="/visits/{pending.pk}/cancel/"' in page
@@ -57,10 +57,10 @@ def test_my_visits_offer_cancel_and_reschedule_by_the_state_machine(customer_cli
     assert f"/visits/{done.pk}/" not in page
 
 
-def test_customer_cancels_a_visit_and_the_owner_is_notified(customer_client, customer):
+def test_customer_cancels_a_visit_and_the_owner_is_notified(customer_session, customer):
     visit = AppointmentFactory(user=customer, property=house(title="Changed my mind"))
 
-    response = customer_client.post(f"/visits/{visit.pk}/cancel/", {"next": "/me/visits/"})
+    response = customer_session.post(f"/visits/{visit.pk}/cancel/", {"next": "/me/visits/"})
 
     visit.refresh_from_db()
     assert response.status_code == 302
@@ -70,32 +70,32 @@ def test_customer_cancels_a_visit_and_the_owner_is_notified(customer_client, cus
     assert notice.title == "Visit cancelled"
 
 
-def test_customer_may_not_confirm_their_own_request(customer_client, customer):
+def test_customer_may_not_confirm_their_own_request(customer_session, customer):
     visit = AppointmentFactory(user=customer, property=house())
 
-    response = customer_client.post(f"/visits/{visit.pk}/confirm/", follow=True)
+    response = customer_session.post(f"/visits/{visit.pk}/confirm/", follow=True)
 
     visit.refresh_from_db()
     assert visit.status == AppointmentStatus.PENDING
     assert "Only the owner may move this visit to CONFIRMED." in response.text
 
 
-def test_someone_elses_visit_is_404(customer_client):
+def test_someone_elses_visit_is_404(customer_session):
     visit = AppointmentFactory(property=house())
 
-    response = customer_client.post(f"/visits/{visit.pk}/cancel/")
+    response = customer_session.post(f"/visits/{visit.pk}/cancel/")
 
     assert response.status_code == 404
 
 
-def test_reschedule_moves_the_visit_back_to_pending(customer_client, customer):
+def test_reschedule_moves_the_visit_back_to_pending(customer_session, customer):
     visit = AppointmentFactory(
         user=customer, property=house(), status=AppointmentStatus.CONFIRMED, date=in_days(3)
     )
     new_date = in_days(5)
 
-    form = customer_client.get(f"/visits/{visit.pk}/reschedule/?next=/me/visits/")
-    response = customer_client.post(
+    form = customer_session.get(f"/visits/{visit.pk}/reschedule/?next=/me/visits/")
+    response = customer_session.post(
         f"/visits/{visit.pk}/reschedule/",
         {"date": new_date.strftime("%Y-%m-%dT%H:%M"), "duration": "60", "next": "/me/visits/"},
     )
@@ -110,10 +110,10 @@ def test_reschedule_moves_the_visit_back_to_pending(customer_client, customer):
     )
 
 
-def test_reschedule_refused_by_the_service_shows_its_message(customer_client, customer):
+def test_reschedule_refused_by_the_service_shows_its_message(customer_session, customer):
     visit = AppointmentFactory(user=customer, property=house())
 
-    response = customer_client.post(
+    response = customer_session.post(
         f"/visits/{visit.pk}/reschedule/", {"date": "2001-01-01T10:00", "duration": "30"}
     )
 
@@ -122,18 +122,18 @@ def test_reschedule_refused_by_the_service_shows_its_message(customer_client, cu
 
 
 def test_header_shows_the_unread_count_and_notifications_can_be_marked_read(
-    customer_client, customer
+    customer_session, customer
 ):
     first = NotificationFactory(user=customer, title="First news")
     NotificationFactory(user=customer, title="Second news")
     NotificationFactory(user=customer, title="Old news", read=True)
     NotificationFactory(title="For someone else")
 
-    before = customer_client.get("/")
-    customer_client.post(f"/me/notifications/{first.pk}/read/")
-    after_one = customer_client.get("/me/notifications/")
-    customer_client.post("/me/notifications/read-all/")
-    after_all = customer_client.get("/")
+    before = customer_session.get("/")
+    customer_session.post(f"/me/notifications/{first.pk}/read/")
+    after_one = customer_session.get("/me/notifications/")
+    customer_session.post("/me/notifications/read-all/")
+    after_all = customer_session.get("/")
 
     assert '2<span class="visually-hidden"> unread</span>' in before.text
     assert '1<span class="visually-hidden"> unread</span>' in after_one.text
@@ -142,10 +142,10 @@ def test_header_shows_the_unread_count_and_notifications_can_be_marked_read(
     assert Notification.objects.filter(user=customer, read=False).count() == 0
 
 
-def test_someone_elses_notification_cannot_be_marked(customer_client):
+def test_someone_elses_notification_cannot_be_marked(customer_session):
     notification = NotificationFactory(title="Private")
 
-    response = customer_client.post(f"/me/notifications/{notification.pk}/read/")
+    response = customer_session.post(f"/me/notifications/{notification.pk}/read/")
 
     notification.refresh_from_db()
     assert response.status_code == 404

@@ -47,8 +47,8 @@ def test_unknown_listing_is_the_sites_404(client):
     assert "<h1>Page not found</h1>" in response.text
 
 
-def test_forbidden_page_says_why(customer_client):
-    response = customer_client.get("/owner/listings/")
+def test_forbidden_page_says_why(customer_session):
+    response = customer_session.get("/owner/listings/")
 
     assert response.status_code == 403
     assert "<h1>Not allowed</h1>" in response.text

@@ -111,13 +111,13 @@ def test_a_hidden_listing_is_404_for_others_and_visible_to_its_owner(client, own
     assert "Edit this listing" in own.text
 
 
-def test_favorite_toggle_saves_and_forgets_the_listing(customer_client, customer):
+def test_favorite_toggle_saves_and_forgets_the_listing(customer_session, customer):
     listing = house(title="Keeper")
 
-    saved = customer_client.post(f"/listings/{listing.pk}/favorite/", {"favorite": "on"})
-    again = customer_client.post(f"/listings/{listing.pk}/favorite/", {"favorite": "on"})
-    page = customer_client.get(f"/listings/{listing.pk}/")
-    removed = customer_client.post(f"/listings/{listing.pk}/favorite/", {"favorite": "off"})
+    saved = customer_session.post(f"/listings/{listing.pk}/favorite/", {"favorite": "on"})
+    again = customer_session.post(f"/listings/{listing.pk}/favorite/", {"favorite": "on"})
+    page = customer_session.get(f"/listings/{listing.pk}/")
+    removed = customer_session.post(f"/listings/{listing.pk}/favorite/", {"favorite": "off"})
 
     assert saved.status_code == 302
     assert saved.url == f"/listings/{listing.pk}/"
@@ -128,10 +128,10 @@ def test_favorite_toggle_saves_and_forgets_the_listing(customer_client, customer
     assert Favorite.objects.filter(user=customer).count() == 0
 
 
-def test_favorite_of_a_hidden_listing_is_404(customer_client):
+def test_favorite_of_a_hidden_listing_is_404(customer_session):
     hidden = PropertyFactory(status=PropertyStatus.PENDING)
 
-    response = customer_client.post(f"/listings/{hidden.pk}/favorite/", {"favorite": "on"})
+    response = customer_session.post(f"/listings/{hidden.pk}/favorite/", {"favorite": "on"})
 
     assert response.status_code == 404
     assert Favorite.objects.count() == 0
@@ -151,11 +151,11 @@ def test_anonymous_visitors_are_sent_to_log_in_to_save_or_visit(client):
     assert Favorite.objects.count() == 0
 
 
-def test_visit_request_books_an_appointment_with_the_owner(customer_client, customer):
+def test_visit_request_books_an_appointment_with_the_owner(customer_session, customer):
     listing = house(title="Visit me")
     when = (timezone.now() + datetime.timedelta(days=2)).replace(second=0, microsecond=0)
 
-    response = customer_client.post(
+    response = customer_session.post(
         f"/listings/{listing.pk}/visit/",
         {"date": when.strftime("%Y-%m-%dT%H:%M"), "duration": "45", "notes": "After work"},
     )
@@ -168,10 +168,10 @@ def test_visit_request_books_an_appointment_with_the_owner(customer_client, cust
     assert visit.status == AppointmentStatus.PENDING
 
 
-def test_visit_request_in_the_past_shows_the_services_message_on_the_form(customer_client):
+def test_visit_request_in_the_past_shows_the_services_message_on_the_form(customer_session):
     listing = house()
 
-    response = customer_client.post(
+    response = customer_session.post(
         f"/listings/{listing.pk}/visit/", {"date": "2001-01-01T10:00", "duration": "30"}
     )
 
@@ -180,13 +180,13 @@ def test_visit_request_in_the_past_shows_the_services_message_on_the_form(custom
     assert Appointment.objects.count() == 0
 
 
-def test_visit_request_that_overlaps_another_is_a_conflict(customer_client):
+def test_visit_request_that_overlaps_another_is_a_conflict(customer_session):
     listing = house()
     when = (timezone.now() + datetime.timedelta(days=2)).replace(second=0, microsecond=0)
     date = when.strftime("%Y-%m-%dT%H:%M")
-    customer_client.post(f"/listings/{listing.pk}/visit/", {"date": date, "duration": "30"})
+    customer_session.post(f"/listings/{listing.pk}/visit/", {"date": date, "duration": "30"})
 
-    response = customer_client.post(
+    response = customer_session.post(
         f"/listings/{listing.pk}/visit/", {"date": date, "duration": "30"}
     )
 
@@ -206,7 +206,7 @@ def test_posts_without_the_csrf_token_are_refused_with_the_sites_page(csrf_clien
 
 
 def test_listing_page_queries_do_not_grow_with_its_photos(
-    customer_client, django_assert_num_queries
+    customer_session, django_assert_num_queries
 ):
     # given a listing with one photo and one with five photos and two videos
     few = house(title="Few photos")
@@ -221,7 +221,7 @@ def test_listing_page_queries_do_not_grow_with_its_photos(
 
     # when / then
     with django_assert_num_queries(expected):
-        customer_client.get(f"/listings/{few.pk}/")
+        customer_session.get(f"/listings/{few.pk}/")
     with django_assert_num_queries(expected):
-        response = customer_client.get(f"/listings/{many.pk}/")
+        response = customer_session.get(f"/listings/{many.pk}/")
     assert len(gallery_images(response)) == 5

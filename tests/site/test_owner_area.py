@@ -42,8 +42,8 @@ HOUSE_FIELDS = {
         "/owner/visits/",
     ],
 )
-def test_customers_cannot_open_the_owner_area(customer_client, path):
-    response = customer_client.get(path)
+def test_customers_cannot_open_the_owner_area(customer_session, path):
+    response = customer_session.get(path)
 
     assert response.status_code == 403
     assert "The owner area is for owner accounts." in response.text
@@ -55,14 +55,16 @@ def test_anonymous_visitors_are_asked_to_log_in_for_the_owner_area(client):
     assert response.url == "/accounts/login/?next=/owner/listings/"
 
 
-def test_create_a_listing_in_two_steps(owner_client, owner, category):
+def test_create_a_listing_in_two_steps(owner_session, owner, category):
     # step 1: the common fields
-    step_one = owner_client.post("/owner/listings/new/", {**COMMON_FIELDS, "category": category.pk})
+    step_one = owner_session.post(
+        "/owner/listings/new/", {**COMMON_FIELDS, "category": category.pk}
+    )
     listing = Property.objects.get()
     # step 2: the kind, then its form
-    chooser = owner_client.get(f"/owner/listings/{listing.pk}/details/")
-    house_form = owner_client.get(f"/owner/listings/{listing.pk}/details/?kind=house")
-    step_two = owner_client.post(f"/owner/listings/{listing.pk}/details/", HOUSE_FIELDS)
+    chooser = owner_session.get(f"/owner/listings/{listing.pk}/details/")
+    house_form = owner_session.get(f"/owner/listings/{listing.pk}/details/?kind=house")
+    step_two = owner_session.post(f"/owner/listings/{listing.pk}/details/", HOUSE_FIELDS)
 
     assert step_one.status_code == 302
     assert step_one.url == f"/owner/listings/{listing.pk}/details/"
@@ -90,8 +92,8 @@ def test_create_a_listing_in_two_steps(owner_client, owner, category):
     )
 
 
-def test_step_one_refuses_values_out_of_range(owner_client, category):
-    response = owner_client.post(
+def test_step_one_refuses_values_out_of_range(owner_session, category):
+    response = owner_session.post(
         "/owner/listings/new/",
         {**COMMON_FIELDS, "category": category.pk, "latitude": "91", "price": "-1"},
     )
@@ -102,10 +104,10 @@ def test_step_one_refuses_values_out_of_range(owner_client, category):
     assert "Ensure this value is greater than or equal to 0." in response.text
 
 
-def test_step_two_requires_every_fact_of_the_kind(owner_client, owner):
+def test_step_two_requires_every_fact_of_the_kind(owner_session, owner):
     listing = PropertyFactory(owner=owner.owner, status=PropertyStatus.PENDING)
 
-    response = owner_client.post(
+    response = owner_session.post(
         f"/owner/listings/{listing.pk}/details/", {"kind": "land", "serviced": "True"}
     )
 
@@ -114,10 +116,10 @@ def test_step_two_requires_every_fact_of_the_kind(owner_client, owner):
     assert TypeSpecificRecord.objects.count() == 0
 
 
-def test_step_two_edits_an_existing_record(owner_client, owner):
+def test_step_two_edits_an_existing_record(owner_session, owner):
     listing = house(owner)
 
-    response = owner_client.post(
+    response = owner_session.post(
         f"/owner/listings/{listing.pk}/details/", {**HOUSE_FIELDS, "bedrooms": "4"}
     )
 
@@ -125,12 +127,12 @@ def test_step_two_edits_an_existing_record(owner_client, owner):
     assert TypeSpecificRecord.objects.get(property=listing).bedrooms == 4
 
 
-def test_my_listings_show_each_status_and_only_mine(owner_client, owner):
+def test_my_listings_show_each_status_and_only_mine(owner_session, owner):
     house(owner, title="Waiting one", status=PropertyStatus.PENDING)
     house(owner, title="Live one")
     house(title="Someone else's")
 
-    response = owner_client.get("/owner/listings/")
+    response = owner_session.get("/owner/listings/")
 
     page = response.text
     assert "Waiting one" in page and "Live one" in page
@@ -140,21 +142,21 @@ def test_my_listings_show_each_status_and_only_mine(owner_client, owner):
     assert "Mark sold" in page
 
 
-def test_another_owners_listing_is_404_in_the_owner_area(owner_client, other_owner):
+def test_another_owners_listing_is_404_in_the_owner_area(owner_session, other_owner):
     theirs = house(other_owner)
 
     for path in ("edit/", "details/", "media/"):
-        assert owner_client.get(f"/owner/listings/{theirs.pk}/{path}").status_code == 404
+        assert owner_session.get(f"/owner/listings/{theirs.pk}/{path}").status_code == 404
     assert (
-        owner_client.post(f"/owner/listings/{theirs.pk}/status/", {"status": "SOLD"}).status_code
+        owner_session.post(f"/owner/listings/{theirs.pk}/status/", {"status": "SOLD"}).status_code
         == 404
     )
 
 
-def test_edit_changes_the_common_fields(owner_client, owner, category):
+def test_edit_changes_the_common_fields(owner_session, owner, category):
     listing = house(owner, title="Old title", price=100000)
 
-    response = owner_client.post(
+    response = owner_session.post(
         f"/owner/listings/{listing.pk}/edit/",
         {**COMMON_FIELDS, "title": "New title", "price": "95000", "category": category.pk},
     )
@@ -168,12 +170,12 @@ def test_edit_changes_the_common_fields(owner_client, owner, category):
     )
 
 
-def test_mark_sold_follows_the_state_machine(owner_client, owner):
+def test_mark_sold_follows_the_state_machine(owner_session, owner):
     for_sale = house(owner, title="Sold soon")
     for_rent = house(owner, transaction_type=TransactionType.RENT)
 
-    sold = owner_client.post(f"/owner/listings/{for_sale.pk}/status/", {"status": "SOLD"})
-    wrong = owner_client.post(
+    sold = owner_session.post(f"/owner/listings/{for_sale.pk}/status/", {"status": "SOLD"})
+    wrong = owner_session.post(
         f"/owner/listings/{for_rent.pk}/status/", {"status": "SOLD"}, follow=True
     )
 
@@ -185,10 +187,10 @@ def test_mark_sold_follows_the_state_machine(owner_client, owner):
     assert "cannot move from AVAILABLE to SOLD" in wrong.text
 
 
-def test_owner_cannot_approve_their_own_listing(owner_client, owner):
+def test_owner_cannot_approve_their_own_listing(owner_session, owner):
     pending = house(owner, status=PropertyStatus.PENDING)
 
-    response = owner_client.post(
+    response = owner_session.post(
         f"/owner/listings/{pending.pk}/status/", {"status": "AVAILABLE"}, follow=True
     )
 
@@ -197,26 +199,26 @@ def test_owner_cannot_approve_their_own_listing(owner_client, owner):
     assert "Only an administrator may move a listing from PENDING to AVAILABLE." in response.text
 
 
-def test_upload_reorder_and_delete_photos(owner_client, owner):
+def test_upload_reorder_and_delete_photos(owner_session, owner):
     listing = house(owner, status=PropertyStatus.PENDING)
 
-    first = owner_client.post(
+    first = owner_session.post(
         f"/owner/listings/{listing.pk}/photos/",
         {"photo-file": jpeg_upload("a.jpg"), "photo-title": "Kitchen"},
     )
-    owner_client.post(
+    owner_session.post(
         f"/owner/listings/{listing.pk}/photos/",
         {"photo-file": jpeg_upload("b.jpg"), "photo-title": "Garden"},
     )
     kitchen, garden = Image.objects.filter(property=listing).order_by("position")
-    moved = owner_client.post(
+    moved = owner_session.post(
         f"/owner/listings/{listing.pk}/photos/{garden.pk}/move/", {"position": "0"}
     )
     order_after_move = list(
         Image.objects.filter(property=listing).order_by("position").values_list("title", flat=True)
     )
-    deleted = owner_client.post(f"/owner/listings/{listing.pk}/photos/{garden.pk}/delete/")
-    page = owner_client.get(f"/owner/listings/{listing.pk}/media/")
+    deleted = owner_session.post(f"/owner/listings/{listing.pk}/photos/{garden.pk}/delete/")
+    page = owner_session.get(f"/owner/listings/{listing.pk}/media/")
 
     assert first.status_code == 302
     assert sorted(kitchen.thumbnails) == ["1200", "400"]
@@ -229,35 +231,35 @@ def test_upload_reorder_and_delete_photos(owner_client, owner):
     assert 'alt="Kitchen"' in page.text
 
 
-def test_an_upload_that_is_not_an_image_shows_the_services_message(owner_client, owner):
+def test_an_upload_that_is_not_an_image_shows_the_services_message(owner_session, owner):
     listing = house(owner)
     fake = SimpleUploadedFile("photo.jpg", b"<html>not a photo</html>", content_type="image/jpeg")
 
-    response = owner_client.post(f"/owner/listings/{listing.pk}/photos/", {"photo-file": fake})
+    response = owner_session.post(f"/owner/listings/{listing.pk}/photos/", {"photo-file": fake})
 
     assert response.status_code == 415
     assert "The file is not a JPEG, PNG or WebP image." in response.text
     assert Image.objects.count() == 0
 
 
-def test_someone_elses_photo_cannot_be_deleted_through_my_listing(owner_client, owner):
+def test_someone_elses_photo_cannot_be_deleted_through_my_listing(owner_session, owner):
     mine = house(owner)
     theirs = ImageFactory(property=house())
 
-    response = owner_client.post(f"/owner/listings/{mine.pk}/photos/{theirs.pk}/delete/")
+    response = owner_session.post(f"/owner/listings/{mine.pk}/photos/{theirs.pk}/delete/")
 
     assert response.status_code == 404
     assert Image.objects.filter(pk=theirs.pk).exists()
 
 
-def test_owner_confirms_then_completes_an_incoming_visit(owner_client, owner, customer):
+def test_owner_confirms_then_completes_an_incoming_visit(owner_session, owner, customer):
     visit = AppointmentFactory(user=customer, property=house(owner, title="Open house"))
 
-    page = owner_client.get("/owner/visits/")
-    confirmed = owner_client.post(f"/visits/{visit.pk}/confirm/", {"next": "/owner/visits/"})
+    page = owner_session.get("/owner/visits/")
+    confirmed = owner_session.post(f"/visits/{visit.pk}/confirm/", {"next": "/owner/visits/"})
     visit.refresh_from_db()
     status_after_confirm = visit.status
-    owner_client.post(f"/visits/{visit.pk}/complete/", {"next": "/owner/visits/"})
+    owner_session.post(f"/visits/{visit.pk}/complete/", {"next": "/owner/visits/"})
 
     visit.refresh_from_db()
     assert "Open house" in page.text
@@ -272,10 +274,10 @@ def test_owner_confirms_then_completes_an_incoming_visit(owner_client, owner, cu
     ) == ["Visit confirmed", "Visit completed"]
 
 
-def test_the_location_map_of_the_listing_form_needs_map_tiles(owner_client, settings):
-    without_tiles = owner_client.get("/owner/listings/new/")
+def test_the_location_map_of_the_listing_form_needs_map_tiles(owner_session, settings):
+    without_tiles = owner_session.get("/owner/listings/new/")
     settings.MAP_TILE_URL = "https://tiles.example.com/{z}/{x}/{y}.png"
-    with_tiles = owner_client.get("/owner/listings/new/")
+    with_tiles = owner_session.get("/owner/listings/new/")
 
     assert "data-location-map" not in without_tiles.text
     assert "location-picker.js" not in without_tiles.text
@@ -285,16 +287,16 @@ def test_the_location_map_of_the_listing_form_needs_map_tiles(owner_client, sett
     assert "Select an option" not in without_tiles.text
 
 
-def test_upload_and_delete_a_video(owner_client, owner):
+def test_upload_and_delete_a_video(owner_session, owner):
     listing = house(owner)
     tour = SimpleUploadedFile("tour.mp4", mp4_bytes(), content_type="video/mp4")
 
-    uploaded = owner_client.post(
+    uploaded = owner_session.post(
         f"/owner/listings/{listing.pk}/videos/", {"video-file": tour, "video-title": "Tour"}
     )
     video = Video.objects.get(property=listing)
-    page = owner_client.get(f"/listings/{listing.pk}/")
-    deleted = owner_client.post(f"/owner/listings/{listing.pk}/videos/{video.pk}/delete/")
+    page = owner_session.get(f"/listings/{listing.pk}/")
+    deleted = owner_session.post(f"/owner/listings/{listing.pk}/videos/{video.pk}/delete/")
 
     assert uploaded.status_code == 302
     assert (video.title, video.content_type) == ("Tour", "video/mp4")

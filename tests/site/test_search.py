@@ -269,7 +269,7 @@ def test_the_search_page_is_rate_limited_like_the_apis_reads(
 ):
     # given the API's limits of 3 reads a minute, per address and per user
     throttle_rates(anonymous="3/min", signed_in="3/min")
-    browser = client if viewer == "anonymous" else request.getfixturevalue("customer_client")
+    browser = client if viewer == "anonymous" else request.getfixturevalue("customer_session")
     house(title="Sea view flat")
 
     # when the page is asked for four times within the minute

@@ -41,7 +41,7 @@ NOUNS = {"photos": "An image", "videos": "A video"}
 
 @pytest.mark.parametrize("kind", ["photos", "videos"])
 def test_an_oversize_file_is_refused_with_413_while_it_is_read(
-    owner_client, owner, settings, media_root, spooled, kind
+    owner_session, owner, settings, media_root, spooled, kind
 ):
     # given a limit of 100,000 bytes and a file three times that
     setting, field, make, name = OVERSIZE[kind]
@@ -51,7 +51,7 @@ def test_an_oversize_file_is_refused_with_413_while_it_is_read(
     listing = house(owner)
 
     # when it is uploaded through the website
-    response = owner_client.post(upload_page(listing, kind), {field: uploaded(data, name, "")})
+    response = owner_session.post(upload_page(listing, kind), {field: uploaded(data, name, "")})
 
     # then the page says why, with 413, and nothing is recorded or stored
     assert response.status_code == 413
@@ -100,7 +100,7 @@ def test_the_upload_form_still_needs_its_csrf_token(owner, media_root):
 
 
 def test_uploads_through_the_website_and_the_api_share_one_rate_limit(
-    owner_client, owner, throttle_rates, spooled
+    owner_session, owner, throttle_rates, spooled
 ):
     # given an upload rate of 3 an hour, and the owner's bearer token for the API
     throttle_rates(upload="3/hour")
@@ -109,11 +109,11 @@ def test_uploads_through_the_website_and_the_api_share_one_rate_limit(
     api.credentials(HTTP_AUTHORIZATION=f"Bearer {access_token_issue(user=owner)[0]}")
 
     # when two photos go through the website and one through the API
-    site = [owner_client.post(upload_page(listing), {"photo-file": jpeg_upload()}) for _ in "ab"]
+    site = [owner_session.post(upload_page(listing), {"photo-file": jpeg_upload()}) for _ in "ab"]
     through_api = upload_image(api, listing.pk, jpeg_bytes())
     spooled.clear()
     # and a fourth is sent through each
-    refused = owner_client.post(upload_page(listing), {"photo-file": jpeg_upload()})
+    refused = owner_session.post(upload_page(listing), {"photo-file": jpeg_upload()})
     refused_by_api = upload_image(api, listing.pk, jpeg_bytes())
 
     # then the first three are added; the fourth is 429 on both, its body never read

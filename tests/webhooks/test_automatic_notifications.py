@@ -26,7 +26,7 @@ from listings.models import Property, PropertyStatus, TransactionType
 from listings.services import property_change_status, property_update
 from notifications.models import Event, EventType, Notification, NotificationStatus
 from tests.factories import ListingFactory
-from tests.webhooks.conftest import make_user
+from tests.support import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -61,8 +61,8 @@ def future(days: int = 2) -> datetime.datetime:
 def savers(db) -> list[User]:
     """Two customers who will save the listing."""
     return [
-        make_user("sam.saver@example.com", "Sam Saver", UserType.CUSTOMER),
-        make_user("sara.saver@example.com", "Sara Saver", UserType.CUSTOMER),
+        make_user(UserType.CUSTOMER, email="sam.saver@example.com", name="Sam Saver"),
+        make_user(UserType.CUSTOMER, email="sara.saver@example.com", name="Sara Saver"),
     ]
 
 

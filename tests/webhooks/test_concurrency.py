@@ -7,7 +7,7 @@ import pytest
 from notifications.models import WebhookEndpoint
 from notifications.services import webhook_register
 from tests.concurrency import run_at_once
-from tests.webhooks.conftest import signed_in_client
+from tests.support import signed_in_client
 from tests.webhooks.support import REGISTER_URL
 
 RACERS = 6

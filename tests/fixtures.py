@@ -1,0 +1,159 @@
+"""The fixtures every test may use, registered by tests/conftest.py (pytest_plugins).
+
+The users are User objects of each role: `customer`, `other_customer`, `owner`,
+`other_owner` and `admin`; the Owner records of the owners are `owner_record` and
+`other_owner_record`. Each user has an API client signed in with a bearer token
+(`customer_client`, ...), and `clients` names every caller, the anonymous one included.
+Helpers to make more users and clients are in tests/support.py.
+"""
+
+from pathlib import Path
+
+import pytest
+from django.core.cache import cache
+from rest_framework.test import APIClient
+
+from accounts.models import Owner, User, UserType
+from tests.factories import CategoryFactory, ListingFactory
+from tests.support import make_user, signed_in_client
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    """Throttle counters and sign-in attempts live in the cache: start and end every test
+    with none."""
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def customer(db) -> User:
+    """The CUSTOMER of most tests: books visits, saves listings, receives notifications."""
+    return make_user(
+        UserType.CUSTOMER, email="carla@example.com", name="Carla Customer", phone="+34600000001"
+    )
+
+
+@pytest.fixture
+def other_customer(db) -> User:
+    """A second CUSTOMER: "another user" of D7, who takes no part unless a test says so."""
+    return make_user(
+        UserType.CUSTOMER,
+        email="cole.customer@example.com",
+        name="Cole Customer",
+        phone="+34600000005",
+    )
+
+
+@pytest.fixture
+def owner(db) -> User:
+    """An OWNER user; the listings of most tests are theirs."""
+    return make_user(
+        UserType.OWNER, email="oscar.owner@example.com", name="Oscar Owner", phone="+34600000002"
+    )
+
+
+@pytest.fixture
+def other_owner(db) -> User:
+    """A second OWNER, who owns none of the listings of a test unless it says so."""
+    return make_user(
+        UserType.OWNER, email="olga.other@example.com", name="Olga Other", phone="+34600000003"
+    )
+
+
+@pytest.fixture
+def admin(db) -> User:
+    """An ADMIN user."""
+    return make_user(
+        UserType.ADMIN, email="ada.admin@example.com", name="Ada Admin", phone="+34600000004"
+    )
+
+
+@pytest.fixture
+def owner_record(owner) -> Owner:
+    """The Owner record of `owner`: the ownerId of their listings and visits."""
+    return owner.owner
+
+
+@pytest.fixture
+def other_owner_record(other_owner) -> Owner:
+    """The Owner record of `other_owner`."""
+    return other_owner.owner
+
+
+@pytest.fixture
+def anonymous_client() -> APIClient:
+    """A client with no credentials."""
+    return APIClient()
+
+
+@pytest.fixture
+def customer_client(customer) -> APIClient:
+    """A client signed in as `customer`."""
+    return signed_in_client(customer)
+
+
+@pytest.fixture
+def other_customer_client(other_customer) -> APIClient:
+    """A client signed in as `other_customer`."""
+    return signed_in_client(other_customer)
+
+
+@pytest.fixture
+def owner_client(owner) -> APIClient:
+    """A client signed in as `owner`."""
+    return signed_in_client(owner)
+
+
+@pytest.fixture
+def other_owner_client(other_owner) -> APIClient:
+    """A client signed in as `other_owner`."""
+    return signed_in_client(other_owner)
+
+
+@pytest.fixture
+def admin_client(admin) -> APIClient:
+    """A client signed in as `admin`."""
+    return signed_in_client(admin)
+
+
+@pytest.fixture
+def clients(
+    anonymous_client,
+    customer_client,
+    other_customer_client,
+    owner_client,
+    other_owner_client,
+    admin_client,
+) -> dict[str, APIClient]:
+    """Every caller by role name, for tests parametrized over roles."""
+    return {
+        "anonymous": anonymous_client,
+        "customer": customer_client,
+        "other_customer": other_customer_client,
+        "owner": owner_client,
+        "other_owner": other_owner_client,
+        "admin": admin_client,
+    }
+
+
+@pytest.fixture
+def listing(owner_record):
+    """An AVAILABLE listing of `owner`."""
+    return ListingFactory(owner=owner_record, title="Sunny flat near the park")
+
+
+@pytest.fixture
+def category(db):
+    """The Residential category."""
+    return CategoryFactory(name="Residential", description="Homes to live in.")
+
+
+@pytest.fixture
+def media_root(settings, tmp_path) -> Path:
+    """A media folder of this test's own, so that it sees only its own files."""
+    root = tmp_path / "media"
+    root.mkdir()
+    settings.MEDIA_ROOT = root
+    return root
