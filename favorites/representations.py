@@ -4,7 +4,7 @@ equal)."""
 
 from config.json import json_value, local_time
 from favorites.models import Favorite
-from listings.representations import photo_summaries
+from listings.representations import property_image_summaries
 
 
 def favorite_representation(favorite: Favorite) -> dict:
@@ -23,7 +23,7 @@ def favorite_representation(favorite: Favorite) -> dict:
                 "price": listing.price,
                 "transactionType": listing.transaction_type,
                 "status": listing.status,
-                "images": photo_summaries(listing.pk),
+                "images": property_image_summaries(listing.pk),
             },
         }
     )

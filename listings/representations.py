@@ -19,7 +19,7 @@ def property_representation(listing: Property) -> dict:
     return json_value(item)
 
 
-def photo_summaries(property_id: str) -> list[dict]:
+def property_image_summaries(property_id: str) -> list[dict]:
     """The listing's photos as other resources show them, [{id, url}] in gallery order."""
     photos = (
         Image.objects.filter(property_id=property_id)

@@ -3,7 +3,7 @@ event (D12): JSON types only; the API's NotificationDetailSerializer gives the s
 test holds them equal)."""
 
 from config.json import json_value, local_time
-from listings.representations import photo_summaries
+from listings.representations import property_image_summaries
 from notifications.models import Notification
 
 
@@ -15,7 +15,7 @@ def notification_representations(notifications: list[Notification]) -> list[dict
     for notification in notifications:
         listing = notification.property
         if listing.pk not in photos:
-            photos[listing.pk] = photo_summaries(listing.pk)
+            photos[listing.pk] = property_image_summaries(listing.pk)
         items.append(
             {
                 "id": notification.pk,
