@@ -3,7 +3,7 @@
 from django.contrib.auth import logout
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_view
-from rest_framework import status, viewsets
+from rest_framework import status
 from rest_framework.decorators import action
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -22,6 +22,7 @@ from accounts.models import AccessToken, User
 from config.api.pagination import DataPagination
 from config.api.permissions import IsAdmin
 from config.api.throttling import LOGIN_THROTTLES, RegisterAddressThrottle
+from config.api.viewsets import ApiViewSet
 
 
 def _auth_result(user: User, *, response_status: int) -> Response:
@@ -47,7 +48,7 @@ def _auth_result(user: User, *, response_status: int) -> Response:
     ),
     destroy=extend_schema(summary="Delete an account and everything that hangs on it"),
 )
-class UserViewSet(viewsets.GenericViewSet):
+class UserViewSet(ApiViewSet):
     """Accounts (decisions D4, D6, D7)."""
 
     serializer_class = UserDetailSerializer

@@ -2,7 +2,7 @@
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_view
-from rest_framework import status, viewsets
+from rest_framework import status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
@@ -16,6 +16,7 @@ from appointments.api.serializers import (
     AppointmentSerializer,
 )
 from appointments.filters import AppointmentFilter
+from config.api.viewsets import ApiViewSet
 from config.errors import PermissionRefused
 from listings.selectors import property_visible_to
 
@@ -40,7 +41,7 @@ from listings.selectors import property_visible_to
         summary="Cancel a visit (the record is kept)", responses={200: AppointmentSerializer}
     ),
 )
-class AppointmentViewSet(viewsets.GenericViewSet):
+class AppointmentViewSet(ApiViewSet):
     """Visit appointments (interface: Appointments; decisions D7, D8, D10)."""
 
     serializer_class = AppointmentSerializer

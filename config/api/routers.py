@@ -1,19 +1,46 @@
 """Routers of the API: every path is accepted with and without a trailing slash (D1)."""
 
-from rest_framework.routers import SimpleRouter
-
-from config.ids import ID_REGEX
+from rest_framework.routers import DynamicRoute, Route, SimpleRouter
 
 
 class OptionalSlashRouter(SimpleRouter):
-    """A SimpleRouter whose routes match `/users` and `/users/` alike, without a redirect."""
+    """A SimpleRouter whose routes match `/users` and `/users/` alike, without a redirect.
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.trailing_slash = "/?"
-        # Ids are cuid2 strings (D2, config.ids). Anything else in an id position cannot
-        # name a resource, so it falls through to the API's 404 route instead of reaching
-        # the database, and no id can be taken for a sibling route's name (PATCH
-        # /users/register is not a change of user "register"); the schema states the same
-        # pattern.
-        self._default_value_pattern = ID_REGEX
+    DRF's own routes (list, its actions, detail, its actions), each ending in an optional
+    slash: DRF's documented way to change the patterns a router makes is its `routes`. The
+    `{lookup}` part is each viewset's `lookup_value_regex` (config.api.viewsets.ApiViewSet).
+    """
+
+    routes = [
+        Route(
+            url=r"^{prefix}/?$",
+            mapping={"get": "list", "post": "create"},
+            name="{basename}-list",
+            detail=False,
+            initkwargs={"suffix": "List"},
+        ),
+        DynamicRoute(
+            url=r"^{prefix}/{url_path}/?$",
+            name="{basename}-{url_name}",
+            detail=False,
+            initkwargs={},
+        ),
+        Route(
+            url=r"^{prefix}/{lookup}/?$",
+            mapping={
+                "get": "retrieve",
+                "put": "update",
+                "patch": "partial_update",
+                "delete": "destroy",
+            },
+            name="{basename}-detail",
+            detail=True,
+            initkwargs={"suffix": "Instance"},
+        ),
+        DynamicRoute(
+            url=r"^{prefix}/{lookup}/{url_path}/?$",
+            name="{basename}-{url_name}",
+            detail=True,
+            initkwargs={},
+        ),
+    ]

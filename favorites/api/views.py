@@ -2,7 +2,7 @@
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_view
-from rest_framework import status, viewsets
+from rest_framework import status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
@@ -11,6 +11,7 @@ from accounts.selectors import user_id_named
 from config.api.fields import id_parameter, query_id
 from config.api.renderers import CamelCasedActionsMixin
 from config.api.schema import AutoSchema
+from config.api.viewsets import ApiViewSet
 from config.errors import NotFound, ValidationFailed
 from favorites import selectors, services
 from favorites.api.serializers import (
@@ -62,7 +63,7 @@ class FavoriteSchema(AutoSchema):
     ),
     destroy=extend_schema(summary="Remove a favorite", responses={204: None}),
 )
-class FavoriteViewSet(CamelCasedActionsMixin, viewsets.GenericViewSet):
+class FavoriteViewSet(CamelCasedActionsMixin, ApiViewSet):
     """A user's saved listings (interface: Favorites; decisions D4, D5, D7, D8)."""
 
     # DELETE /favorites?propertyId=&userId= is `destroy_by_query`, which

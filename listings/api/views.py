@@ -7,7 +7,7 @@ from drf_spectacular.utils import (
     extend_schema_view,
     inline_serializer,
 )
-from rest_framework import status, viewsets
+from rest_framework import status
 from rest_framework.exceptions import ErrorDetail, PermissionDenied, ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from config.api.pagination import read_page_and_limit
 from config.api.permissions import IsOwnerUser, ReadOnlyOrAdmin
 from config.api.renderers import CamelCasedActionsMixin
+from config.api.viewsets import ApiViewSet
 from listings import selectors, services
 from listings.api.pagination import DEFAULT_LIMIT, MAX_LIMIT, PropertyPagination
 from listings.api.schema import search_parameters
@@ -47,7 +48,7 @@ from listings.search.params import search_page
     partial_update=extend_schema(summary="Change a category (administrators)"),
     destroy=extend_schema(summary="Delete an unused category (administrators)"),
 )
-class CategoryViewSet(viewsets.GenericViewSet):
+class CategoryViewSet(ApiViewSet):
     """Property categories (decisions D15): everyone reads, admins write."""
 
     serializer_class = CategorySerializer
@@ -143,7 +144,7 @@ def _require_manager(listing, user) -> None:
     ),
     destroy=extend_schema(summary="Delete a listing and everything on it"),
 )
-class PropertyViewSet(CamelCasedActionsMixin, viewsets.GenericViewSet):
+class PropertyViewSet(CamelCasedActionsMixin, ApiViewSet):
     """Listings (interface: Properties; decisions D7 to D10)."""
 
     # List items and the detail are built with camelCase keys (property_list_items,
@@ -215,7 +216,7 @@ class PropertyViewSet(CamelCasedActionsMixin, viewsets.GenericViewSet):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class TypeRecordViewSet(viewsets.GenericViewSet):
+class TypeRecordViewSet(ApiViewSet):
     """POST, GET /:id, PATCH /:id, DELETE /:id of one kind of type-specific record (D9)."""
 
     kind: str = ""

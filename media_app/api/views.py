@@ -9,7 +9,7 @@ from drf_spectacular.utils import (
     extend_schema,
     extend_schema_view,
 )
-from rest_framework import status, viewsets
+from rest_framework import status
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import IsAuthenticated
@@ -19,6 +19,7 @@ from config.api.fields import id_parameter
 from config.api.parsers import PayloadTooLarge
 from config.api.permissions import IsOwnerUser
 from config.api.throttling import UploadThrottle
+from config.api.viewsets import ApiViewSet
 from listings.selectors import property_visible_to
 from listings.services import property_is_managed_by
 from media_app import selectors, services
@@ -56,7 +57,7 @@ def _form(request) -> dict:
     return underscoreize(request.data, **camel_case_settings.JSON_UNDERSCOREIZE)
 
 
-class MediaViewSet(viewsets.GenericViewSet):
+class MediaViewSet(ApiViewSet):
     """What /images and /videos share; subclasses name the model, shapes and services."""
 
     pagination_class = None

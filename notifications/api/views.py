@@ -2,7 +2,7 @@
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_view
-from rest_framework import status, viewsets
+from rest_framework import status
 from rest_framework.decorators import action
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -14,6 +14,7 @@ from config.api.pagination import DataPagination
 from config.api.permissions import IsAdmin, IsOwnerUser
 from config.api.renderers import CamelCasedActionsMixin
 from config.api.throttling import WebhookRegisterThrottle
+from config.api.viewsets import ApiViewSet
 from config.errors import ValidationFailed
 from notifications import selectors, services
 from notifications.api.serializers import (
@@ -62,7 +63,7 @@ from notifications.services import MARK_ONLY_YOUR_OWN
     ),
     destroy=extend_schema(summary="Delete a notification you received", responses={204: None}),
 )
-class NotificationViewSet(CamelCasedActionsMixin, viewsets.GenericViewSet):
+class NotificationViewSet(CamelCasedActionsMixin, ApiViewSet):
     """In-app messages to users (interface: Notifications; decisions D4, D5, D7, D8).
 
     Everyone signed in reads, marks and deletes their own; admins may do so for anyone and
@@ -198,7 +199,7 @@ def _named_user(request, user_id: str | None) -> User:
     ),
     destroy=extend_schema(summary="Delete a webhook you registered", responses={204: None}),
 )
-class WebhookViewSet(viewsets.GenericViewSet):
+class WebhookViewSet(ApiViewSet):
     """Webhook registrations and their delivery log (decisions D7, D12; docs/webhooks.md).
 
     OWNER users and admins register (at most WEBHOOKS_MAX_PER_USER webhooks each, and at
