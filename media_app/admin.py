@@ -66,7 +66,22 @@ class VideoInline(admin.TabularInline):
 
 @admin.register(Image, Video)
 class MediaAdmin(admin.ModelAdmin):
-    """Every photo and video with its listing; normally managed from the listing's page."""
+    """Every photo and video with its listing, to look at only.
+
+    Files are added by upload (the API and the website), which checks their bytes, strips
+    their metadata and makes the thumbnails, and they are retitled, reordered and deleted
+    from the listing's page, through media_app.services: a form of its own here would write
+    rows and files past those rules.
+    """
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
 
     list_display = ["id", "title", "property", "position", "created_at"]
     list_select_related = ["property"]

@@ -29,8 +29,14 @@ def emails_on_page(client, query: str) -> list[str]:
 
 
 def test_users_are_filtered_by_type_and_searched(back_office):
-    UserFactory(email="carl@example.com", user_type=UserType.CUSTOMER, phone="+34611111111")
-    OwnerFactory(user__email="olivia@example.com")
+    # Names fixed: a generated one could contain "carl" too.
+    UserFactory(
+        email="carl@example.com",
+        name="Carl Customer",
+        user_type=UserType.CUSTOMER,
+        phone="+34611111111",
+    )
+    OwnerFactory(user__email="olivia@example.com", user__name="Olivia Owner")
 
     assert emails_on_page(back_office, "?user_type__exact=OWNER") == ["olivia@example.com"]
     assert emails_on_page(back_office, "?q=carl") == ["carl@example.com"]
