@@ -43,6 +43,7 @@ from demo.seed import ensure_categories
 from demo.workers import generate_batch, start_worker
 from listings.cache import public_reads_changed
 from listings.models import RECORD_FIELDS, Property, PropertyType, TypeSpecificRecord
+from media_app.images import THUMBNAIL_WIDTHS, image_prepare
 from media_app.models import Image
 
 DEFAULT_BATCH_SIZE = 10_000
@@ -262,8 +263,10 @@ def ensure_photo_pool(*, storage: Storage = default_storage) -> dict[str, list[P
     pool: dict[str, list[PoolPhoto]] = {kind: [] for kind in KINDS}
     for index in range(POOL_SIZE):
         kind = KINDS[index % len(KINDS)]
-        name = f"{POOL_FOLDER}/{index:02d}-{kind}.jpg"
-        if storage.exists(name):
+        stem = f"{POOL_FOLDER}/{index:02d}-{kind}"
+        name = f"{stem}.jpg"
+        copies = {str(width): f"{stem}_{width}.webp" for width in THUMBNAIL_WIDTHS}
+        if storage.exists(name) and all(storage.exists(copy) for copy in copies.values()):
             with storage.open(name) as handle, PillowImage.open(handle) as picture:
                 width, height = picture.size
         else:
@@ -272,10 +275,18 @@ def ensure_photo_pool(*, storage: Storage = default_storage) -> dict[str, list[P
                 label=f"{PropertyType(kind).label} · demo photo {index + 1}",
                 variant=index,
             )
+            # The WebP copies every photo has (D11), made as an upload makes them.
+            prepared = image_prepare(ContentFile(photo.content, name="photo.jpg"))
             # The storage may pick another name if one appeared meanwhile; keep the one it used.
             name = storage.save(name, ContentFile(photo.content))
+            copies = {
+                str(width): storage.save(copies[str(width)], ContentFile(data))
+                for width, data in prepared.thumbnails.items()
+            }
             width, height = photo.width, photo.height
-        pool[kind].append(PoolPhoto(name=name, kind=kind, width=width, height=height))
+        pool[kind].append(
+            PoolPhoto(name=name, kind=kind, width=width, height=height, thumbnails=copies)
+        )
     return pool
 
 

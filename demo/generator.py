@@ -2,6 +2,7 @@
 (demo.workers) and the parent writes (demo.bulk)."""
 
 import datetime
+import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -66,6 +67,12 @@ class BulkListingGenerator:
         self.plan = plan
         self.format_datetime = datetime_formatter()
         self.age_seconds = LISTING_AGE.total_seconds()
+        # Each pool photo's WebP copies, as the JSON text of an Image row's thumbnails.
+        self.photo_copies = {
+            photo.name: json.dumps(photo.thumbnails)
+            for photos in plan.pool.values()
+            for photo in photos
+        }
 
     def batch(self, *, number: int, size: int) -> Batch:
         """The rows of `size` listings: properties, their records and their images."""
@@ -141,7 +148,7 @@ class BulkListingGenerator:
                     photo.width,
                     photo.height,
                     CONTENT_TYPE,
-                    "{}",
+                    self.photo_copies[photo.name],
                     created_at,
                 )
             )

@@ -16,6 +16,8 @@ class PoolPhoto:
     kind: str
     width: int
     height: int
+    # Storage names of its WebP copies by width ("400", "1200"), as every photo has (D11).
+    thumbnails: dict[str, str]
 
 
 @dataclass(frozen=True, slots=True)

@@ -159,6 +159,16 @@ def test_seed_demo_stores_generated_photos_in_the_default_storage():
             assert photo.format == "JPEG"
             assert photo.size == (image.width, image.height)
         assert image.content_type == "image/jpeg"
+        assert_webp_copies(image)
+
+
+def assert_webp_copies(image: Image) -> None:
+    """The photo has its 400 and 1200 px WebP copies in the storage, as uploads do (D11)."""
+    assert set(image.thumbnails) == {"400", "1200"}
+    for width, name in image.thumbnails.items():
+        with default_storage.open(name) as handle, PillowImage.open(handle) as copy:
+            assert copy.format == "WEBP"
+            assert copy.size[0] <= int(width)
 
 
 def test_seed_demo_creates_appointments_favorites_and_notifications():
@@ -302,6 +312,8 @@ def test_bulk_mode_adds_exactly_the_requested_listings_records_and_images():
     assert Property.objects.count() == 200
     assert TypeSpecificRecord.objects.count() == 200
     assert Image.objects.count() == 400
+    for image in Image.objects.all():
+        assert_webp_copies(image)
     assert Owner.objects.count() == 1
     assert set(PropertyCategory.objects.values_list("name", flat=True)) == DEMO_CATEGORIES
     assert set(TypeSpecificRecord.objects.values_list("kind", flat=True)) == set(
