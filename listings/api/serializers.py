@@ -5,13 +5,13 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from django.core.files.storage import FileSystemStorage, storages
 from django.utils.encoding import filepath_to_uri
-from djangorestframework_camel_case.util import camelize
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.models import Owner, User
 from config.api.fields import IdReferenceField
 from config.api.json_types import JSONTypedSerializer
+from config.json import camel_case
 from listings.models import (
     COUNT_FIELDS,
     KIND_FIELDS,
@@ -226,14 +226,9 @@ class PropertyListItemSerializer(PropertySerializer, _WithRecords):
         read_only_fields = fields
 
 
-def _camel(name: str) -> str:
-    """The API's name of a field: what the camelCase renderer makes of it."""
-    return next(iter(camelize({name: None})))
-
-
-_LIST_KEYS = tuple((column, _camel(column)) for column in LIST_COLUMNS)
+_LIST_KEYS = tuple((column, camel_case(column)) for column in LIST_COLUMNS)
 _RECORD_ITEM_KEYS = {
-    kind: (RECORD_KEYS[kind], tuple((f"record_{field}", _camel(field)) for field in fields))
+    kind: (RECORD_KEYS[kind], tuple((f"record_{field}", camel_case(field)) for field in fields))
     for kind, fields in KIND_FIELDS.items()
 }
 _EMPTY_RECORDS = dict.fromkeys(RECORD_KEYS.values())
