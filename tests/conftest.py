@@ -65,11 +65,11 @@ REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/10")
 
 @pytest.fixture
 def redis_cache(settings):
-    """The default cache on the machine's Redis server, as in production (Django's Redis
-    backend), under a key prefix of this test's own, cleared after it."""
+    """The default cache on the machine's Redis server, as in production (django-redis),
+    under a key prefix of this test's own, cleared after it."""
     settings.CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": f"test-{uuid.uuid4().hex}",
         }
