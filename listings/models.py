@@ -600,3 +600,65 @@ class Development(TypeSpecificRecord):
 KIND_MODELS: dict[str, type[TypeSpecificRecord]] = {
     model.KIND: model for model in (House, Apartment, Land, Office, Commercial, Hotels, Development)
 }
+
+
+class PropertyRow(models.Model):
+    """A listing as the API's list and detail read it, one row: its own columns, its
+    type-specific record's (record_*), its category's, its owner's contact (owner_user_*)
+    and its photos and videos in gallery order, as JSON arrays of entries.
+
+    A database view (listings/sql/property_row.<vendor>.sql, made by a migration), read only
+    by listings.selectors with statements whose text never changes: nothing to build or
+    compile per request, and on PostgreSQL a statement psycopg prepares once per connection
+    (docs/performance.md). Its columns copy their sources' types, so a row reads back as the
+    listing's own fields would. A migration that changes a column the view reads drops the
+    view first and runs its file again.
+    """
+
+    id = models.CharField(primary_key=True, max_length=25)
+    title = models.CharField(max_length=200)
+    description = models.TextField()
+    price = models.DecimalField(max_digits=14, decimal_places=2)
+    latitude = models.FloatField()
+    longitude = models.FloatField()
+    transaction_type = models.CharField(max_length=4)
+    municipality = models.CharField(max_length=120)
+    address = models.CharField(max_length=300)
+    area = models.DecimalField(max_digits=12, decimal_places=2)
+    status = models.CharField(max_length=9)
+    owner_id = models.CharField(max_length=25)
+    category_id = models.CharField(max_length=25)
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+    record_id = models.CharField(max_length=25, null=True)
+    record_kind = models.CharField(max_length=11, null=True)
+    record_rooms = models.PositiveIntegerField(null=True)
+    record_bedrooms = models.PositiveIntegerField(null=True)
+    record_bathrooms = models.PositiveIntegerField(null=True)
+    record_floors = models.PositiveIntegerField(null=True)
+    record_number_of_units = models.PositiveIntegerField(null=True)
+    record_swimming_pool = models.BooleanField(null=True)
+    record_parking_space = models.BooleanField(null=True)
+    record_balcony = models.BooleanField(null=True)
+    record_elevator = models.BooleanField(null=True)
+    record_elevators = models.BooleanField(null=True)
+    record_serviced = models.BooleanField(null=True)
+    record_land_type = models.CharField(max_length=12, null=True)
+    record_type_of_activity = models.CharField(max_length=11, null=True)
+    category_name = models.CharField(max_length=100)
+    category_description = models.TextField()
+    owner_user_id = models.CharField(max_length=25)
+    owner_user_name = models.CharField(max_length=200, null=True)
+    owner_user_email = models.EmailField(max_length=254)
+    owner_user_phone = models.CharField(max_length=40, null=True)
+    # [[id, file name, title], ...]; NULL or [] for none.
+    photo_entries = models.JSONField(null=True)
+    # [[id, file name, title, created at as ISO 8601 text], ...]; NULL or [] for none.
+    video_entries = models.JSONField(null=True)
+
+    class Meta:
+        managed = False
+        db_table = "listings_property_row"
+
+    def __str__(self) -> str:
+        return self.title

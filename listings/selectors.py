@@ -4,17 +4,16 @@ import datetime
 import functools
 from collections.abc import Iterable
 
-from django.contrib.postgres.aggregates import JSONBAgg
-from django.db import connections
-from django.db.models import F, JSONField, OuterRef, Prefetch, Q, QuerySet, Subquery
-from django.db.models.functions import JSONArray
+from django.db.models import Prefetch, Q, QuerySet
 
 from accounts.models import Owner, User, UserType
 from listings.cache import public_read
 from listings.models import (
+    HIDDEN_STATUSES,
     PUBLIC_LISTING,
     RECORD_FIELDS,
     Property,
+    PropertyRow,
     TypeSpecificRecord,
 )
 from media_app.models import GALLERY_ORDER, Image, Video
@@ -77,7 +76,7 @@ def property_cards(ids: list[str]) -> list[Property]:
     return [by_id[listing_id] for listing_id in ids]
 
 
-# The columns of a list item (GET /properties): the common fields, then the record's.
+# The columns of a list item (GET /properties): the listing's own fields.
 LIST_COLUMNS = (
     "id",
     "title",
@@ -95,68 +94,77 @@ LIST_COLUMNS = (
     "created_at",
     "updated_at",
 )
-RECORD_COLUMNS = {
-    "record_id": F("type_record__id"),
-    "record_kind": F("type_record__kind"),
-    **{f"record_{field}": F(f"type_record__{field}") for field in RECORD_FIELDS},
-}
+# ... then its record's and its photos (PropertyRow's columns).
+LIST_ROW_COLUMNS = (
+    *LIST_COLUMNS,
+    "record_id",
+    "record_kind",
+    *(f"record_{field}" for field in RECORD_FIELDS),
+    "photo_entries",
+)
+# ... and the detail's: the category, the owner's contact and the videos too.
+DETAIL_ROW_COLUMNS = (
+    *LIST_ROW_COLUMNS,
+    "category_name",
+    "category_description",
+    "owner_user_id",
+    "owner_user_name",
+    "owner_user_email",
+    "owner_user_phone",
+    "video_entries",
+)
 
 
-def _galleries_in_row(database: str) -> bool:
-    """Whether a listing's photos and videos are read with its row, as arrays (PostgreSQL),
-    rather than by a query of their own (elsewhere)."""
-    return connections[database].vendor == "postgresql"
+def _row_statement(columns: tuple[str, ...], condition: str) -> str:
+    """A read of PropertyRow: these columns of the rows matching `condition`."""
+    selected = ", ".join(columns)
+    return f"SELECT {selected} FROM {PropertyRow._meta.db_table} WHERE {condition}"  # noqa: S608
 
 
-def _gallery(model: type[Image] | type[Video], *columns: str) -> Subquery:
-    """The listing's photos or videos in gallery order, as one JSON array of entries, each a
-    JSON array of `columns` (NULL for none): one column of the listing's row instead of a
-    query (and a round trip) of their own, decoded once per row rather than once per
-    entry."""
-    media = (
-        model.objects.filter(property_id=OuterRef("pk"))
-        .order_by()
-        .values("property_id")
-        .annotate(entries=JSONBAgg(JSONArray(*columns), order_by=GALLERY_ORDER))
-    )
-    return Subquery(media.values("entries"), output_field=JSONField())
+# The detail's statement: its text never changes, so nothing is built or compiled per
+# request, and psycopg prepares it once per connection (PropertyRow).
+DETAIL_ROW_STATEMENT = _row_statement(DETAIL_ROW_COLUMNS, "id = %s")
 
 
-def _list_columns(galleries: bool) -> dict:
-    """The computed columns of a list row: the record's, and the photos when `galleries`."""
-    if not galleries:
-        return RECORD_COLUMNS
-    return {**RECORD_COLUMNS, "photo_entries": _gallery(Image, "id", "file")}
+def _property_rows(columns: tuple[str, ...], statement: str, params: list) -> list[dict]:
+    """The rows a PropertyRow statement reads, as plain dicts of `columns`, each gallery a
+    list of tuples in gallery order: `images` [(id, file name)], with the photos' titles
+    and `videos` when the statement reads the videos (the detail)."""
+    rows = []
+    for listing in PropertyRow.objects.raw(statement, params):
+        row = {column: getattr(listing, column) for column in columns}
+        photos = row.pop("photo_entries") or ()
+        if "video_entries" not in row:
+            row["images"] = [(photo_id, name) for photo_id, name, _title in photos]
+        else:
+            row["images"] = [tuple(entry) for entry in photos]
+            row["videos"] = [
+                (video_id, name, title, _json_time(created))
+                for video_id, name, title, created in row.pop("video_entries") or ()
+            ]
+        rows.append(row)
+    return rows
 
 
-# Building these querysets (resolving their columns through the record's join and the
-# photos' subquery) cost more than compiling them: built once, never evaluated themselves,
-# each use filters a copy (QuerySet.filter clones).
-@functools.cache
-def _list_rows(galleries: bool) -> QuerySet[Property]:
-    """Every listing as a list row (LIST_COLUMNS and _list_columns), to be filtered."""
-    return Property.objects.values(*LIST_COLUMNS, **_list_columns(galleries))
+def _json_time(text: str) -> datetime.datetime:
+    """A time read from a gallery's JSON: ISO 8601 text, with its offset on PostgreSQL,
+    naive UTC on SQLite (how Django keeps times there)."""
+    moment = datetime.datetime.fromisoformat(text)
+    return moment if moment.tzinfo else moment.replace(tzinfo=datetime.UTC)
 
 
 def property_list_rows(ids: list[str]) -> list[dict]:
-    """The list rows of these listings, in the order of `ids`, each with `images` [(id, file
-    name)] in gallery order: one statement on PostgreSQL (the photos with the rows), two
-    elsewhere; none for no id. Plain rows, no model instances: a list page is the API's
-    hottest read, and rows shaped by listings.api.serializers.property_list_items cost a
-    fraction of model serializers (docs/performance.md)."""
+    """The list rows of these listings (LIST_ROW_COLUMNS), in the order of `ids`, each with
+    `images` [(id, file name)] in gallery order: one statement (PropertyRow), none
+    for no id. Plain rows, no model instances: a list page is the API's hottest read, and
+    rows shaped by listings.api.serializers.property_list_items cost a fraction of model
+    serializers (docs/performance.md)."""
     if not ids:
         return []
-    galleries = _galleries_in_row(Property.objects.db)
-    by_id = {row["id"]: row for row in _list_rows(galleries).filter(pk__in=ids).order_by()}
-    rows = [by_id[listing_id] for listing_id in ids]
-    if galleries:
-        for row in rows:
-            row["images"] = [tuple(entry) for entry in row.pop("photo_entries") or ()]
-        return rows
-    photos = gallery_files(ids)
-    for row in rows:
-        row["images"] = photos[row["id"]]
-    return rows
+    placeholders = ", ".join(["%s"] * len(ids))
+    statement = _row_statement(LIST_ROW_COLUMNS, f"id IN ({placeholders})")
+    by_id = {row["id"]: row for row in _property_rows(LIST_ROW_COLUMNS, statement, ids)}
+    return [by_id[listing_id] for listing_id in ids]
 
 
 def gallery_files(property_ids: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
@@ -175,71 +183,38 @@ def gallery_files(property_ids: Iterable[str]) -> dict[str, list[tuple[str, str]
     return photos
 
 
-# The columns of the detail beyond a list item's: the category and the owner's contact.
-DETAIL_COLUMNS = {
-    "category_name": F("category__name"),
-    "category_description": F("category__description"),
-    "owner_user_id": F("owner__user_id"),
-    "owner_user_name": F("owner__user__name"),
-    "owner_user_email": F("owner__user__email"),
-    "owner_user_phone": F("owner__user__phone"),
-}
+def row_visible_to(viewer: User, row: dict) -> bool:
+    """Whether the viewer may see the listing of a row already read (DETAIL_ROW_COLUMNS):
+    visible_listing(viewer) for one listing, the same rule (a test holds them equal)."""
+    if row["status"] not in HIDDEN_STATUSES:
+        return True
+    if viewer_sees_only_public(viewer):
+        return False
+    return viewer.user_type == UserType.ADMIN or row["owner_user_id"] == viewer.pk
 
 
-@functools.cache
-def _detail_rows(galleries: bool) -> QuerySet[Property]:
-    """Every listing as a detail row (a list row, category and owner's contact, and on
-    PostgreSQL its photos and videos); built once like _list_rows."""
-    columns = {**RECORD_COLUMNS, **DETAIL_COLUMNS}
-    if galleries:
-        # Named apart from the listing's `images` and `videos` relations.
-        columns["photo_entries"] = _gallery(Image, "id", "file", "title")
-        columns["video_entries"] = _gallery(Video, "id", "file", "title", "created_at")
-    return Property.objects.values(*LIST_COLUMNS, **columns)
+def _detail_row(pk: str) -> dict | None:
+    rows = _property_rows(DETAIL_ROW_COLUMNS, DETAIL_ROW_STATEMENT, [pk])
+    return rows[0] if rows else None
 
 
 def property_detail_row(*, viewer: User, pk: str) -> dict | None:
-    """The listing `pk` as a plain row if the viewer may see it, else None: the listing, its
-    record, category and owner's contact, `images` [(id, file name, title)] and `videos`
-    [(id, file name, title, created at)] in gallery order. One query on PostgreSQL; elsewhere
-    the photos and the videos take a query each. What visitors and customers read is the
-    same for them all, and kept in the cache of public reads (listings.cache).
+    """The listing `pk` as a plain row (DETAIL_ROW_COLUMNS) if the viewer may see it, else
+    None: the listing, its record, category and owner's contact, `images` [(id, file name,
+    title)] and `videos` [(id, file name, title, created at)] in gallery order. One
+    statement, the same text for every listing and viewer (PropertyRow). What visitors and
+    customers read is the same for them all, and kept in the cache of public reads
+    (listings.cache).
 
     The API's detail is built from rows like its list pages (listings.api.serializers.
     property_detail_item): model instances and model serializers cost twice as much.
     """
     if viewer_sees_only_public(viewer):
         # Every visitor and customer reads the same public listing: one read for them all.
-        return public_read(("detail", pk), lambda: _detail_row(PUBLIC_LISTING, pk))
-    return _detail_row(visible_listing(viewer), pk)
-
-
-def _detail_row(visible: Q, pk: str) -> dict | None:
-    galleries = _galleries_in_row(Property.objects.db)
-    # order_by(): the model's default order would sort the one row.
-    rows = list(_detail_rows(galleries).filter(visible, pk=pk).order_by()[:1])
-    if not rows:
-        return None
-    row = rows[0]
-    if galleries:
-        row["images"] = [tuple(entry) for entry in row.pop("photo_entries") or ()]
-        # JSON holds the creation time as ISO 8601 text.
-        row["videos"] = [
-            (video_id, name, title, datetime.datetime.fromisoformat(created))
-            for video_id, name, title, created in row.pop("video_entries") or ()
-        ]
-        return row
-    row["images"] = list(
-        Image.objects.filter(property_id=row["id"])
-        .order_by(*GALLERY_ORDER)
-        .values_list("id", "file", "title")
-    )
-    row["videos"] = list(
-        Video.objects.filter(property_id=row["id"])
-        .order_by(*GALLERY_ORDER)
-        .values_list("id", "file", "title", "created_at")
-    )
-    return row
+        row = public_read(("detail", pk), lambda: _detail_row(pk))
+    else:
+        row = _detail_row(pk)
+    return row if row is not None and row_visible_to(viewer, row) else None
 
 
 def property_detail_loading(listings: QuerySet[Property]) -> QuerySet[Property]:

@@ -9,7 +9,7 @@ from djangorestframework_camel_case.render import CamelCaseJSONRenderer
 from config.api.renderers import CamelCasedJSONRenderer
 from listings import selectors
 from listings.api.serializers import PropertyDetailSerializer, property_detail_item
-from listings.models import Property, PropertyType
+from listings.models import Property, PropertyStatus, PropertyType
 from tests.factories import (
     CategoryFactory,
     ImageFactory,
@@ -207,3 +207,21 @@ def test_the_detail_of_a_listing_the_reader_may_not_see_is_none():
 
     # then there is none
     assert row is None
+
+
+@pytest.mark.parametrize("status", PropertyStatus.values)
+def test_a_read_row_is_visible_to_whom_the_listing_query_shows_it(
+    status, customer, owner, other_owner, admin, owner_record
+):
+    # given a listing of this status, owned by `owner`
+    listing = ListingFactory(owner=owner_record, status=status)
+    viewers = [AnonymousUser(), customer, owner, other_owner, admin]
+
+    for viewer in viewers:
+        # when its row is judged, and the viewer's listings are asked for it
+        row = selectors.property_detail_row(viewer=admin, pk=listing.id)
+        judged = selectors.row_visible_to(viewer, row)
+        queried = Property.objects.filter(selectors.visible_listing(viewer), pk=listing.id)
+
+        # then both agree
+        assert judged is queried.exists(), (status, viewer)

@@ -627,7 +627,8 @@ def test_a_page_is_found_by_its_ids_first_in_the_same_order(sort):
     assert ids_query.split(" FROM ")[0].startswith('SELECT "listings_property"."id"')
     assert "title" not in ids_query
     assert "OFFSET 3" in ids_query
-    assert '"listings_property"."title"' in rows_query
+    assert rows_query.startswith("SELECT id, title, ")
+    assert " FROM listings_property_row WHERE id IN (" in rows_query
     assert "OFFSET" not in rows_query
 
 
@@ -645,7 +646,8 @@ def test_a_page_ordered_on_an_alias_is_found_by_its_ids_first_too():
     assert [row["id"] for row in rows] == list(listings.values_list("id", flat=True)[1:3])
     ids_query, rows_query = (query["sql"] for query in queries.captured_queries[:2])
     assert "OFFSET 1" in ids_query
-    assert '"listings_property"."title"' in rows_query
+    assert rows_query.startswith("SELECT id, title, ")
+    assert " FROM listings_property_row WHERE id IN (" in rows_query
     assert "OFFSET" not in rows_query
 
 
