@@ -2,8 +2,10 @@
 
 import datetime
 import functools
+import json
 from collections.abc import Iterable
 
+from django.db import connections
 from django.db.models import Prefetch, Q, QuerySet
 
 from accounts.models import Owner, User, UserType
@@ -126,13 +128,33 @@ def _row_statement(columns: tuple[str, ...], condition: str) -> str:
 DETAIL_ROW_STATEMENT = _row_statement(DETAIL_ROW_COLUMNS, "id = %s")
 
 
+def _read_rows(columns: tuple[str, ...], statement: str, params: list) -> list[dict]:
+    """The rows of a PropertyRow statement as dicts of `columns`, each a Python value of its
+    field's type: PostgreSQL's driver returns them so (its JSON as text, which is decoded
+    here); elsewhere Django's field converters make them (Manager.raw), as SQLite keeps
+    decimals and times as text."""
+    connection = connections[PropertyRow.objects.db]
+    if connection.vendor != "postgresql":
+        listings = PropertyRow.objects.raw(statement, params)
+        return [{column: getattr(listing, column) for column in columns} for listing in listings]
+    with connection.cursor() as cursor:
+        cursor.execute(statement, params)
+        rows = [dict(zip(columns, values, strict=True)) for values in cursor.fetchall()]
+    for row in rows:
+        for column in _JSON_COLUMNS.intersection(row):
+            row[column] = json.loads(row[column]) if row[column] is not None else None
+    return rows
+
+
+_JSON_COLUMNS = {"photo_entries", "video_entries"}
+
+
 def _property_rows(columns: tuple[str, ...], statement: str, params: list) -> list[dict]:
     """The rows a PropertyRow statement reads, as plain dicts of `columns`, each gallery a
     list of tuples in gallery order: `images` [(id, file name)], with the photos' titles
     and `videos` when the statement reads the videos (the detail)."""
-    rows = []
-    for listing in PropertyRow.objects.raw(statement, params):
-        row = {column: getattr(listing, column) for column in columns}
+    rows = _read_rows(columns, statement, params)
+    for row in rows:
         photos = row.pop("photo_entries") or ()
         if "video_entries" not in row:
             row["images"] = [(photo_id, name) for photo_id, name, _title in photos]
@@ -142,7 +164,6 @@ def _property_rows(columns: tuple[str, ...], statement: str, params: list) -> li
                 (video_id, name, title, _json_time(created))
                 for video_id, name, title, created in row.pop("video_entries") or ()
             ]
-        rows.append(row)
     return rows
 
 
