@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable
 
 from django.db import connections
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import JSONField, Prefetch, Q, QuerySet
 
 from accounts.models import Owner, User, UserType
 from listings.cache import public_read
@@ -128,6 +128,12 @@ def _row_statement(columns: tuple[str, ...], condition: str) -> str:
 DETAIL_ROW_STATEMENT = _row_statement(DETAIL_ROW_COLUMNS, "id = %s")
 
 
+# The view's JSON columns (the galleries): text from PostgreSQL's driver, decoded here.
+_JSON_COLUMNS = frozenset(
+    field.attname for field in PropertyRow._meta.concrete_fields if isinstance(field, JSONField)
+)
+
+
 def _read_rows(columns: tuple[str, ...], statement: str, params: list) -> list[dict]:
     """The rows of a PropertyRow statement as dicts of `columns`, each a Python value of its
     field's type: PostgreSQL's driver returns them so (its JSON as text, which is decoded
@@ -144,9 +150,6 @@ def _read_rows(columns: tuple[str, ...], statement: str, params: list) -> list[d
         for column in _JSON_COLUMNS.intersection(row):
             row[column] = json.loads(row[column]) if row[column] is not None else None
     return rows
-
-
-_JSON_COLUMNS = {"photo_entries", "video_entries"}
 
 
 def _property_rows(columns: tuple[str, ...], statement: str, params: list) -> list[dict]:
@@ -214,9 +217,9 @@ def row_visible_to(viewer: User, row: dict) -> bool:
     return viewer.user_type == UserType.ADMIN or row["owner_user_id"] == viewer.pk
 
 
-def _detail_row(pk: str) -> dict | None:
+def _detail_row(viewer: User, pk: str) -> dict | None:
     rows = _property_rows(DETAIL_ROW_COLUMNS, DETAIL_ROW_STATEMENT, [pk])
-    return rows[0] if rows else None
+    return rows[0] if rows and row_visible_to(viewer, rows[0]) else None
 
 
 def property_detail_row(*, viewer: User, pk: str) -> dict | None:
@@ -232,10 +235,8 @@ def property_detail_row(*, viewer: User, pk: str) -> dict | None:
     """
     if viewer_sees_only_public(viewer):
         # Every visitor and customer reads the same public listing: one read for them all.
-        row = public_read(("detail", pk), lambda: _detail_row(pk))
-    else:
-        row = _detail_row(pk)
-    return row if row is not None and row_visible_to(viewer, row) else None
+        return public_read(("detail", pk), lambda: _detail_row(viewer, pk))
+    return _detail_row(viewer, pk)
 
 
 def property_detail_loading(listings: QuerySet[Property]) -> QuerySet[Property]:
