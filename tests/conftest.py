@@ -7,7 +7,8 @@ import pytest
 from django.core.cache import caches
 from django.core.files.uploadhandler import MemoryFileUploadHandler, TemporaryFileUploadHandler
 from django.db import connection
-from rest_framework.throttling import SimpleRateThrottle
+
+from config.api.throttling import rate_limiter
 
 # The users of each role, their signed-in clients and the emptied cache, for every test.
 pytest_plugins = ["tests.fixtures"]
@@ -24,18 +25,16 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture
-def throttle_rates(monkeypatch):
-    """Set some throttle rates (scope=rate) for one test; the others keep their values.
-
-    DRF reads the rates into SimpleRateThrottle.THROTTLE_RATES when it is imported, so the
-    class attribute is patched (and restored by monkeypatch) rather than the settings.
-    """
+def throttle_rates(settings):
+    """Set some throttle rates (scope=rate) for one test; the others keep their values."""
 
     def set_rates(**rates: str) -> None:
         """Override the rates of the named scopes."""
-        monkeypatch.setattr(
-            SimpleRateThrottle, "THROTTLE_RATES", {**SimpleRateThrottle.THROTTLE_RATES, **rates}
-        )
+        framework = settings.REST_FRAMEWORK
+        settings.REST_FRAMEWORK = {
+            **framework,
+            "DEFAULT_THROTTLE_RATES": {**framework["DEFAULT_THROTTLE_RATES"], **rates},
+        }
 
     return set_rates
 
@@ -61,6 +60,7 @@ def spooled(monkeypatch) -> list[int]:
 
 # The machine's Redis server (docs/reliability.md); tests use keys of their own under it.
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/10")
+RATE_LIMIT_REDIS_URL = os.environ.get("TEST_RATE_LIMIT_REDIS_URL", "redis://127.0.0.1:6379/11")
 
 
 @pytest.fixture
@@ -76,3 +76,15 @@ def redis_cache(settings):
     }
     yield caches["default"]
     caches["default"].clear()
+
+
+@pytest.fixture
+def redis_rate_limits(settings):
+    """The rate limits counted on the machine's Redis server, as in production, in a
+    database of their own, emptied before and after the test; yields its URL."""
+    settings.RATE_LIMIT_STORAGE_URL = RATE_LIMIT_REDIS_URL
+    rate_limiter.cache_clear()
+    rate_limiter().storage.reset()
+    yield RATE_LIMIT_REDIS_URL
+    rate_limiter().storage.reset()
+    rate_limiter.cache_clear()

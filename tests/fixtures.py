@@ -14,17 +14,20 @@ from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from accounts.models import Owner, User, UserType
+from config.api.throttling import rate_limiter
 from tests.factories import CategoryFactory, ListingFactory
 from tests.support import make_user, signed_in_client
 
 
 @pytest.fixture(autouse=True)
 def empty_cache():
-    """Throttle counters and sign-in attempts live in the cache: start and end every test
-    with none."""
+    """Start and end every test with an empty cache and no requests counted against the
+    rate limits."""
     cache.clear()
+    rate_limiter().storage.reset()
     yield
     cache.clear()
+    rate_limiter().storage.reset()
 
 
 @pytest.fixture

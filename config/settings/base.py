@@ -126,6 +126,10 @@ if REDIS_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
+# Where the rate limits count (config.api.throttling, the `limits` package's storage URL):
+# Redis when REDIS_URL is set, shared between processes; else this process's memory.
+RATE_LIMIT_STORAGE_URL = env("RATE_LIMIT_STORAGE_URL", default=REDIS_URL or "memory://")
+
 # GET /properties counts exactly up to this many matches; past it totalItems is an estimate
 # (listings.search.counting, docs/performance.md).
 PROPERTY_LIST_EXACT_COUNT_LIMIT = env.int("PROPERTY_LIST_EXACT_COUNT_LIMIT", default=10_000)

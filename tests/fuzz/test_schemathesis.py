@@ -30,7 +30,7 @@ from django.db import close_old_connections, models
 from django.utils import timezone
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.settings import api_settings
 from schemathesis.core.parameters import ParameterLocation
 
 from accounts.models import Owner, User, UserType
@@ -71,7 +71,7 @@ SEED = 20261111
 # their own (a few to a few dozen). Bounded so that the whole run takes a few minutes.
 MAX_EXAMPLES = 12
 # Generous enough that no case is throttled; the throttles have tests of their own.
-FUZZ_RATES = dict.fromkeys(SimpleRateThrottle.THROTTLE_RATES or {}, "100000/min")
+FUZZ_RATES = dict.fromkeys(api_settings.DEFAULT_THROTTLE_RATES, "100000/min")
 
 # Rules a schema cannot state. These operations give, by the decisions cited, an error status
 # to some values that fit the schema; for them (and only them) that status to a valid case
@@ -314,16 +314,14 @@ class Platform:
 
 
 @pytest.fixture
-def isolated(settings, tmp_path, monkeypatch):
+def isolated(settings, tmp_path, throttle_rates):
     """Rates no case reaches, an empty cache, and media files in a folder of the test's own.
 
     Each test runs in one transaction, rolled back at its end (emptying PostgreSQL's tables
     after each of some 230 tests would take minutes). Like Django's test client, the requests
     must then leave the test's database connection open when they finish.
     """
-    monkeypatch.setattr(
-        SimpleRateThrottle, "THROTTLE_RATES", {**SimpleRateThrottle.THROTTLE_RATES, **FUZZ_RATES}
-    )
+    throttle_rates(**FUZZ_RATES)
     settings.MEDIA_ROOT = tmp_path / "media"
     request_started.disconnect(close_old_connections)
     request_finished.disconnect(close_old_connections)

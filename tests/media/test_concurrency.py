@@ -3,7 +3,6 @@
 from functools import partial
 
 import pytest
-from rest_framework.throttling import SimpleRateThrottle
 
 from media_app.models import Image
 from tests.concurrency import run_at_once
@@ -16,14 +15,12 @@ RACERS = 6
 
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_uploads_never_pass_the_limit(owner, listing, media_root, settings, monkeypatch):
+def test_concurrent_uploads_never_pass_the_limit(
+    owner, listing, media_root, settings, throttle_rates
+):
     # given room for one more photo, and rates that let every racer through
     settings.MEDIA_MAX_IMAGES_PER_PROPERTY = 1
-    monkeypatch.setattr(
-        SimpleRateThrottle,
-        "THROTTLE_RATES",
-        {**SimpleRateThrottle.THROTTLE_RATES, "upload": "1000/hour", "signed_in": "1000/min"},
-    )
+    throttle_rates(upload="1000/hour", signed_in="1000/min")
     clients = [signed_in_client(owner) for _ in range(RACERS)]
     data = jpeg_bytes(200, 100)
 

@@ -6,7 +6,7 @@ import resource
 import pytest
 from django.core.files.storage import default_storage
 from PIL import ExifTags, Image
-from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.settings import api_settings
 
 from media_app.models import Image as ImageRow
 from tests.factories import ImageFactory
@@ -439,13 +439,9 @@ def test_a_missing_or_unknown_property_id_is_400_naming_it(owner_client, propert
     assert stored_files(media_root) == []
 
 
-def test_uploads_are_throttled_per_user(owner_client, listing, monkeypatch):
+def test_uploads_are_throttled_per_user(owner_client, listing, throttle_rates):
     # given an upload rate of 2 per hour
-    monkeypatch.setattr(
-        SimpleRateThrottle,
-        "THROTTLE_RATES",
-        {**SimpleRateThrottle.THROTTLE_RATES, "upload": "2/hour"},
-    )
+    throttle_rates(upload="2/hour")
     for _ in range(2):
         assert upload_image(owner_client, listing.id, jpeg_bytes()).status_code == 201
 
@@ -461,7 +457,7 @@ def test_uploads_are_throttled_per_user(owner_client, listing, monkeypatch):
 
 
 def test_the_upload_rate_defaults_to_60_an_hour():
-    assert SimpleRateThrottle.THROTTLE_RATES["upload"] == "60/hour"
+    assert api_settings.DEFAULT_THROTTLE_RATES["upload"] == "60/hour"
 
 
 def test_a_body_announced_too_large_is_413_before_it_is_read(owner_client, listing, media_root):

@@ -1,7 +1,6 @@
 """Account pages: register, log in (rate limited), log out, profile and password."""
 
 import pytest
-from rest_framework.throttling import SimpleRateThrottle
 
 from accounts.models import Customer, Owner, User, UserType
 from accounts.services import access_token_issue
@@ -102,10 +101,8 @@ def test_wrong_email_and_wrong_password_get_the_same_message(client, customer):
         assert "The email or the password is wrong." in response.text
 
 
-def test_log_in_attempts_share_the_apis_rate_limit(client, customer, monkeypatch):
-    # DRF reads the rates when it is imported, so the class attribute is patched.
-    rates = {**SimpleRateThrottle.THROTTLE_RATES, "login": "2/min"}
-    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
+def test_log_in_attempts_share_the_apis_rate_limit(client, customer, throttle_rates):
+    throttle_rates(login="2/min")
     data = {"email": "carla@example.com", "password": "not-it-at-all"}
 
     statuses = [client.post("/accounts/login/", data).status_code for _attempt in range(3)]

@@ -3,7 +3,7 @@ user (409 past that), and registrations per user rate-limited (429)."""
 
 import pytest
 from django.conf import settings
-from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.settings import api_settings
 
 from notifications.models import WebhookEndpoint
 from notifications.services import webhook_register
@@ -129,7 +129,7 @@ def test_an_invalid_body_at_the_limit_is_still_400(owner, owner_client):
 
 
 def test_the_registration_rate_defaults_to_20_an_hour():
-    assert SimpleRateThrottle.THROTTLE_RATES["webhook_register"] == "20/hour"
+    assert api_settings.DEFAULT_THROTTLE_RATES["webhook_register"] == "20/hour"
 
 
 def test_registrations_are_throttled_per_user(
