@@ -12,13 +12,14 @@ listings call `listing_search`. Its path, each step in one module:
 3. counting.py: how many (exact up to a limit, then an estimate; groups.py counts public
    searches from groups of listings PostgreSQL keeps).
 4. pages.py: the page's ids, then their rows (listings.selectors.property_list_rows).
-5. For viewers who see only public listings, the result is kept in the shared cache of
-   public reads (listings.cache) until a write makes it stale.
+5. For viewers who see only public listings, the result, and apart from it the search's
+   count (the same for every page and order), are kept in the shared cache of public reads
+   (listings.cache) until a write makes them stale.
 """
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from accounts.models import User
 from listings.cache import public_read
@@ -74,8 +75,16 @@ def _search(
 ) -> SearchResult:
     offset = (page - 1) * limit
     matches = search_matches(viewer=viewer, params=params)
-    public = viewer_sees_only_public(viewer)
-    count = search_count(matches, grouped=grouped_search(params) if public else None)
+    if viewer_sees_only_public(viewer):
+        # A count depends on neither the page nor the order: a visitor paging through a
+        # search, or sorting it, asks for the same count again, which is most of what a
+        # page costs the database.
+        count = public_read(
+            ("count", replace(params, sort=None)),
+            lambda: search_count(matches, grouped=grouped_search(params)),
+        )
+    else:
+        count = search_count(matches, grouped=None)
     past_the_end = count.exact and offset >= count.total
     # A page past an estimated total is still read: the estimate may be short.
     ids = [] if past_the_end else page_ids(matches, count=count, offset=offset, limit=limit)

@@ -8,7 +8,8 @@ the commit callbacks as a commit would.
 import pytest
 from django.core.cache import cache
 from django.core.files.base import ContentFile
-from django.db import IntegrityError
+from django.db import IntegrityError, connection
+from django.test.utils import CaptureQueriesContext
 
 from accounts.services import user_delete, user_update
 from listings import search, services
@@ -291,6 +292,29 @@ def test_public_reads_are_served_from_redis(
 
 
 # --- Counts kept between the pages of a search ------------------------------------------
+
+
+@pytest.mark.parametrize("next_read", [{"page": 2}, {"sort": "price"}])
+def test_the_next_page_or_order_of_a_search_reads_its_kept_count(
+    anonymous_client, owner_record, category, next_read
+):
+    # given a counted search for houses, three of them
+    for _ in range(3):
+        ListingFactory(owner=owner_record, category=category, kind=PropertyType.HOUSE)
+    ListingFactory(owner=owner_record, category=category, kind=PropertyType.APARTMENT)
+    first = anonymous_client.get(PROPERTIES_URL, {"type": "house", "limit": 2}).json()
+
+    # when its next page, or the search in another order, is read
+    with CaptureQueriesContext(connection) as queries:
+        response = anonymous_client.get(PROPERTIES_URL, {"type": "house", "limit": 2, **next_read})
+
+    # then the listings are read, and the count is the kept one: nothing counted again
+    assert response.status_code == 200
+    assert first["totalItems"] == response.json()["totalItems"] == 3
+    assert len(response.json()["properties"]) == (1 if "page" in next_read else 2)
+    statements = [query["sql"].upper() for query in queries.captured_queries]
+    assert statements, "the page's listings are read from the database"
+    assert not [sql for sql in statements if "COUNT(" in sql], statements
 
 
 def test_another_search_is_counted_on_its_own(anonymous_client, owner_record, category):
