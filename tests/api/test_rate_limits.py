@@ -1,10 +1,16 @@
 """The general rate limits (D13): anonymous clients per address, signed-in users per user."""
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
+
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from limits import RateLimitItemPerMinute
 from limits.storage import storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 
+from config.api.throttling import AnonymousThrottle
 from tests.api.support import assert_problem
 
 # The Redis server of the machine (CI has one, as production does); a database of its own.
@@ -12,6 +18,8 @@ from tests.api.support import assert_problem
 pytestmark = pytest.mark.django_db
 
 CATEGORIES = "/api/v1/categories"
+# Requests of one client at once, more than its limit.
+RACERS = 8
 
 
 def statuses(client, count: int, **headers) -> list[int]:
@@ -74,3 +82,24 @@ def test_with_redis_the_limits_are_counted_in_redis(api_client, throttle_rates, 
     limit = RateLimitItemPerMinute(3)
     assert server.get_window_stats(limit, "anonymous", "203.0.113.7").remaining == 0
     assert server.get_window_stats(limit, "anonymous", "198.51.100.9").remaining == 2
+
+
+def test_concurrent_requests_of_one_client_never_pass_its_limit_together(
+    throttle_rates, redis_rate_limits
+):
+    # given an anonymous limit of three reads a minute, counted in Redis
+    throttle_rates(anonymous="3/min")
+    request = SimpleNamespace(user=AnonymousUser(), headers={}, META={"REMOTE_ADDR": "203.0.113.7"})
+    start = threading.Barrier(RACERS)
+
+    def attempt(_racer: int) -> bool:
+        start.wait()
+        return AnonymousThrottle().allow_request(request, None)
+
+    # when more requests than that arrive at once, each in a thread (and a connection) of
+    # its own
+    with ThreadPoolExecutor(RACERS) as pool:
+        allowed = list(pool.map(attempt, range(RACERS)))
+
+    # then exactly three passed
+    assert allowed.count(True) == 3
