@@ -83,8 +83,6 @@ def redis_rate_limits(settings):
     """The rate limits counted on the machine's Redis server, as in production, in a
     database of their own, emptied before and after the test; yields its URL."""
     settings.RATE_LIMIT_STORAGE_URL = RATE_LIMIT_REDIS_URL
-    rate_limiter.cache_clear()
     rate_limiter().storage.reset()
     yield RATE_LIMIT_REDIS_URL
     rate_limiter().storage.reset()
-    rate_limiter.cache_clear()

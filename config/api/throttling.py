@@ -17,9 +17,14 @@ limit (DRF's read-then-write can).
 import functools
 import hashlib
 import math
+import threading
 import time
 from types import SimpleNamespace
 
+# Imported whole before any request runs: `limits` imports its storage's client library on
+# first use and reads its version, and a thread that found it half imported by another
+# thread (a worker's threads start together) was refused with a ConfigurationError.
+import redis  # noqa: F401
 from django.conf import settings
 from limits import (
     RateLimitItem,
@@ -42,11 +47,21 @@ PERIODS = {
 }
 
 
+# One limiter per storage and process, however many of its threads ask for it first at once.
+LIMITER_LOCK = threading.Lock()
+
+
 @functools.cache
+def limiter_on(storage_url: str) -> MovingWindowRateLimiter:
+    """The process's limiter on the storage at `storage_url`."""
+    return MovingWindowRateLimiter(storage_from_string(storage_url))
+
+
 def rate_limiter() -> MovingWindowRateLimiter:
-    """The process's limiter on the configured storage, made on first use (a forked worker
-    makes its own connection)."""
-    return MovingWindowRateLimiter(storage_from_string(settings.RATE_LIMIT_STORAGE_URL))
+    """The limiter on the configured storage (RATE_LIMIT_STORAGE_URL), made on first use (a
+    forked worker makes its own connection)."""
+    with LIMITER_LOCK:
+        return limiter_on(settings.RATE_LIMIT_STORAGE_URL)
 
 
 @functools.cache

@@ -1,5 +1,8 @@
 """The general rate limits (D13): anonymous clients per address, signed-in users per user."""
 
+import os
+import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
@@ -103,3 +106,57 @@ def test_concurrent_requests_of_one_client_never_pass_its_limit_together(
 
     # then exactly three passed
     assert allowed.count(True) == 3
+
+
+# Run in an interpreter of its own, where no request has imported anything yet, as in a
+# worker whose threads take their first requests together.
+FIRST_REQUESTS_AT_ONCE = """
+import threading
+import django
+
+django.setup()
+from config.api.throttling import rate_limiter, parse_rate
+
+start = threading.Barrier(16)
+failures = []
+
+
+def first_request():
+    start.wait()
+    try:
+        rate_limiter().hit(parse_rate("100/min"), "first-requests", "203.0.113.7")
+    except Exception as error:
+        failures.append(type(error).__name__)
+
+
+threads = [threading.Thread(target=first_request) for _ in range(16)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(len(failures), sorted(set(failures)))
+rate_limiter().storage.reset()
+"""
+
+
+def test_a_workers_threads_counting_their_first_requests_at_once_all_count(redis_rate_limits):
+    # given a fresh process whose limits count in Redis
+    environment = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        "RATE_LIMIT_STORAGE_URL": redis_rate_limits,
+    }
+
+    # when sixteen of its threads count their first request at the same moment
+    run = subprocess.run(  # noqa: S603 (this interpreter, a fixed script)
+        [sys.executable, "-c", FIRST_REQUESTS_AT_ONCE],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+    # then every one was counted (none refused by a half-made limiter)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip().splitlines()[-1] == "0 []"
