@@ -1,20 +1,26 @@
 """The raw baseline: GET /api/v1/properties without Django, for the benchmark's ratio.
 
 The same page as the platform's list (same filters, same page, same keys in the JSON),
-built by one hand-written SQL statement through psycopg and serialized with orjson, served
-by the same gunicorn settings. Only the parameters the benchmark sends are understood, and
-they are trusted: this is a yardstick, not an endpoint.
+built by hand-written SQL through psycopg and serialized with orjson, served by the same
+gunicorn settings. It counts by the platform's rule (listings.search.counting): exactly up
+to PROPERTY_LIST_EXACT_COUNT_LIMIT matches, given up after PROPERTY_LIST_COUNT_TIMEOUT_MS,
+the planner's estimate past either; so "platform / raw" measures the framework, not a
+different amount of counting. (The platform also counts public searches from the listing
+groups it keeps; the baseline counts the matches.) Only the parameters the benchmark sends
+are understood, and they are trusted: this is a yardstick, not an endpoint.
 
 Run: DATABASE_URL=postgres://... gunicorn bench.raw_app:application
 """
 
 import atexit
+import functools
 import math
 import os
 from datetime import UTC
 from urllib.parse import parse_qs
 
 import orjson
+import psycopg
 from psycopg.rows import tuple_row
 from psycopg_pool import ConnectionPool
 
@@ -87,15 +93,27 @@ RECORD_KEYS = {
     kind: [(column, camel(column)) for column in KIND_FIELDS[kind]] for kind in KIND_FIELDS
 }
 MEDIA_URL = os.environ.get("RAW_MEDIA_URL", "/media/")
-
-pool = ConnectionPool(
-    os.environ["DATABASE_URL"],
-    min_size=1,
-    max_size=2,
-    kwargs={"row_factory": tuple_row},
-    open=True,
+# The platform's counting rule, from the same settings (config/settings/base.py).
+EXACT_COUNT_LIMIT = int(os.environ.get("PROPERTY_LIST_EXACT_COUNT_LIMIT", "10000"))
+COUNT_TIMEOUT_MS = int(os.environ.get("PROPERTY_LIST_COUNT_TIMEOUT_MS", "25"))
+MATCHES = (
+    "SELECT 1 FROM listings_property p"
+    " LEFT JOIN listings_type_specific_record r ON r.property_id = p.id WHERE {where}"
 )
-atexit.register(pool.close)
+
+
+@functools.cache
+def connection_pool() -> ConnectionPool:
+    """The process's connections to DATABASE_URL, opened on first use."""
+    pool = ConnectionPool(
+        os.environ["DATABASE_URL"],
+        min_size=1,
+        max_size=2,
+        kwargs={"row_factory": tuple_row, "autocommit": True},
+        open=True,
+    )
+    atexit.register(pool.close)
+    return pool
 
 
 def where_clause(params: dict[str, str]) -> tuple[str, list]:
@@ -133,8 +151,38 @@ def where_clause(params: dict[str, str]) -> tuple[str, list]:
     return " AND ".join(conditions), arguments
 
 
+def count(connection, where: str, arguments: list) -> tuple[int, bool]:
+    """totalItems and whether it is exact: the matches counted up to the limit within the
+    timeout, else the planner's estimate (never below the limit + 1 when counted past it).
+
+    The timeout, the count and a last statement go as one query string (client-side
+    binding), one implicit transaction: the timeout ends with it, and the last statement
+    takes a cancellation that fires just as the count ends.
+    """
+    matches = MATCHES.format(where=where)
+    statements = (
+        "SELECT set_config('statement_timeout', %s, true);"
+        f" SELECT count(*) FROM ({matches} LIMIT {EXACT_COUNT_LIMIT + 1}) AS capped;"
+        " SELECT set_config('statement_timeout', '0', true)"
+    )
+    counted = None
+    try:
+        with psycopg.ClientCursor(connection) as cursor:
+            cursor.execute(statements, [str(COUNT_TIMEOUT_MS), *arguments])
+            cursor.nextset()
+            counted = cursor.fetchone()[0]
+    except psycopg.errors.QueryCanceled:
+        pass
+    if counted is not None and counted <= EXACT_COUNT_LIMIT:
+        return counted, True
+    plan = connection.execute(f"EXPLAIN (FORMAT JSON) {matches}", arguments).fetchone()[0]
+    estimate = int(plan[0]["Plan"]["Plan Rows"])
+    return (max(estimate, EXACT_COUNT_LIMIT + 1) if counted is not None else estimate), False
+
+
 def list_page(params: dict[str, str], host: str) -> bytes:
-    """The page as JSON: one statement for the rows, the count and the photos."""
+    """The page as JSON: its count (count()), then one statement for the rows and their
+    photos."""
     page = int(params.get("page", 1))
     limit = int(params.get("limit", 10))
     where, arguments = where_clause(params)
@@ -167,37 +215,26 @@ def list_page(params: dict[str, str], host: str) -> bytes:
             ORDER BY {order}
             LIMIT %s OFFSET %s
         )
-        SELECT (SELECT count(*) FROM listings_property p
-                LEFT JOIN listings_type_specific_record r ON r.property_id = p.id
-                WHERE {where}),
-               page.*,
+        SELECT page.*,
                (SELECT array_agg(ARRAY[i.id, i.file] ORDER BY i.position, i.id)
                 FROM media_app_image i WHERE i.property_id = page.id)
         FROM page
     """
-    with pool.connection() as connection:
+    with connection_pool().connection() as connection:
+        total, exact = count(connection, where, arguments)
         rows = connection.execute(
-            statement,
-            [*arguments, *order_arguments, limit, (page - 1) * limit, *arguments],
+            statement, [*arguments, *order_arguments, limit, (page - 1) * limit]
         ).fetchall()
-        if rows:
-            total = rows[0][0]
-        else:
-            total = connection.execute(
-                "SELECT count(*) FROM listings_property p LEFT JOIN "
-                f"listings_type_specific_record r ON r.property_id = p.id WHERE {where}",
-                arguments,
-            ).fetchone()[0]
     media = f"http://{host}{MEDIA_URL}"
     items = []
-    record_start = 1 + len(COMMON) + 1
+    record_start = len(COMMON) + 1
     for row in rows:
-        item = dict(zip(COMMON, row[1 : 1 + len(COMMON)], strict=True))
+        item = dict(zip(COMMON, row[: len(COMMON)], strict=True))
         item["price"] = float(item["price"])
         item["area"] = float(item["area"])
         item["createdAt"] = item["createdAt"].astimezone(UTC).isoformat().replace("+00:00", "Z")
         item["updatedAt"] = item["updatedAt"].astimezone(UTC).isoformat().replace("+00:00", "Z")
-        kind = row[1 + len(COMMON)]
+        kind = row[len(COMMON)]
         item["type"] = kind
         item["images"] = [{"id": image_id, "url": media + file} for image_id, file in row[-1] or ()]
         record_values = dict(zip(RECORD_COLUMNS, row[record_start:-2], strict=True))
@@ -214,6 +251,7 @@ def list_page(params: dict[str, str], host: str) -> bytes:
         {
             "properties": items,
             "totalItems": total,
+            "totalItemsExact": exact,
             "totalPages": math.ceil(total / limit) if total else 0,
             "itemsPerPage": limit,
             "currentPage": page,
