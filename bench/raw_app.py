@@ -181,8 +181,8 @@ def count(connection, where: str, arguments: list) -> tuple[int, bool]:
 
 
 def list_page(params: dict[str, str], host: str) -> bytes:
-    """The page as JSON: its count (count()), then one statement for the rows and their
-    photos."""
+    """The page as JSON: its count (count()), then one statement for the page's ids, their
+    rows and their photos."""
     page = int(params.get("page", 1))
     limit = int(params.get("limit", 10))
     where, arguments = where_clause(params)
@@ -203,27 +203,31 @@ def list_page(params: dict[str, str], host: str) -> bytes:
         order = "p.created_at DESC, p.id DESC"
     order_arguments = [params["q"]] if not params.get("sort") and params.get("q") else []
     record_columns = ", ".join(f"r.{column}" for column in RECORD_COLUMNS)
+    # The page's ids first, from the filters and the order alone (an index where one
+    # serves), then their rows: the platform's deferred join (listings.search.pages).
     statement = f"""
-        WITH page AS (
-            SELECT p.id, p.title, p.description, p.price, p.latitude, p.longitude,
-                   p.transaction_type, p.municipality, p.address, p.area, p.status,
-                   p.owner_id, p.category_id, p.created_at, p.updated_at,
-                   r.kind, {record_columns}, r.id AS record_id
-            FROM listings_property p
-            LEFT JOIN listings_type_specific_record r ON r.property_id = p.id
+        WITH ids AS MATERIALIZED (
+            SELECT p.id FROM listings_property p
             WHERE {where}
             ORDER BY {order}
             LIMIT %s OFFSET %s
         )
-        SELECT page.*,
+        SELECT p.id, p.title, p.description, p.price, p.latitude, p.longitude,
+               p.transaction_type, p.municipality, p.address, p.area, p.status,
+               p.owner_id, p.category_id, p.created_at, p.updated_at,
+               r.kind, {record_columns}, r.id AS record_id,
                (SELECT array_agg(ARRAY[i.id, i.file] ORDER BY i.position, i.id)
-                FROM media_app_image i WHERE i.property_id = page.id)
-        FROM page
+                FROM media_app_image i WHERE i.property_id = p.id)
+        FROM ids
+        JOIN listings_property p ON p.id = ids.id
+        LEFT JOIN listings_type_specific_record r ON r.property_id = p.id
+        ORDER BY {order}
     """
     with connection_pool().connection() as connection:
         total, exact = count(connection, where, arguments)
         rows = connection.execute(
-            statement, [*arguments, *order_arguments, limit, (page - 1) * limit]
+            statement,
+            [*arguments, *order_arguments, limit, (page - 1) * limit, *order_arguments],
         ).fetchall()
     media = f"http://{host}{MEDIA_URL}"
     items = []

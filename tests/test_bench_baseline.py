@@ -1,6 +1,10 @@
 """The raw baseline of the benchmark (bench/raw_app.py) counts by the platform's rule:
 exactly up to the limit, given up after the timeout, the planner's estimate past either."""
 
+from contextlib import nullcontext
+from types import SimpleNamespace
+
+import orjson
 import psycopg
 import pytest
 from django.db import connection
@@ -72,4 +76,56 @@ def test_a_count_past_its_timeout_is_given_up_and_the_timeout_ends_with_it(
     assert exact is False
     assert total >= 0
     assert baseline_connection.execute("SHOW statement_timeout").fetchone() == ("0",)
+    monkeypatch.setattr(raw_app, "COUNT_TIMEOUT_MS", 10_000)
     assert raw_app.count(baseline_connection, PUBLIC, []) == (4, True)
+
+
+@pytest.fixture
+def baseline_pool(baseline_connection, monkeypatch):
+    """raw_app's pool, lending the test's baseline connection."""
+    pool = SimpleNamespace(connection=lambda: nullcontext(baseline_connection))
+    monkeypatch.setattr(raw_app, "connection_pool", lambda: pool)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"page": "2", "limit": "3"},
+        {"sort": "price", "limit": "4"},
+        {"sort": "-area", "page": "2", "limit": "4"},
+        {"sort": "createdAt", "transactionType": "RENT"},
+        {"q": "terrace", "limit": "3"},
+        {"q": "terrace", "sort": "-price", "page": "2", "limit": "2"},
+    ],
+)
+def test_the_baseline_reads_the_same_page_as_the_platform(
+    baseline_pool, anonymous_client, params, settings, monkeypatch
+):
+    # Time enough for every count, however busy the machine.
+    settings.PROPERTY_LIST_COUNT_TIMEOUT_MS = 10_000
+    monkeypatch.setattr(raw_app, "COUNT_TIMEOUT_MS", 10_000)
+    # given public listings of both transactions, some with the searched word, and one
+    # listing waiting for approval
+    for number in range(9):
+        ListingFactory(
+            price=100_000 + 7_919 * number % 50_000,
+            area=50 + 13 * number % 70,
+            transaction_type="RENT" if number % 3 else "SALE",
+            title=f"Flat {number} with a terrace" if number % 2 else f"Flat {number}",
+        )
+    ListingFactory(status=PropertyStatus.PENDING, title="Pending flat with a terrace")
+
+    # when the baseline and the platform are asked for the same page
+    raw = orjson.loads(raw_app.list_page(params, "testserver"))
+    response = anonymous_client.get("/api/v1/properties", params)
+
+    # then both give the same listings in the same order, and the same count
+    assert response.status_code == 200
+    platform = response.json()
+    assert [item["id"] for item in raw["properties"]] == [
+        item["id"] for item in platform["properties"]
+    ]
+    assert {key: value for key, value in raw.items() if key != "properties"} == {
+        key: platform[key] for key in raw if key != "properties"
+    }
