@@ -372,6 +372,43 @@ class PublicListingGroup(models.Model):
         )
 
 
+class Place(models.Model):
+    """A town with public listings, as the search box suggests it (GET /places,
+    listings.places).
+
+    Kept by PostgreSQL itself, like PublicListingGroup: triggers on the listings table add
+    every written listing's change in the same statement (listings/sql/places.sql). A town
+    whose listings all went stays, with no listings, and is not suggested. Unused on other
+    databases, where it stays empty.
+    """
+
+    # LOWER(municipality), as the municipality filter compares it: a place's listings are
+    # the matches of a search for its name.
+    key = models.CharField(max_length=120, primary_key=True)
+    # As the town's first public listing spelled it.
+    name = models.CharField(max_length=120)
+    # The name without accents, lowercased (listings_place_key(), listings.places.folded):
+    # what the typed text is compared with.
+    folded = models.CharField(max_length=120)
+    # How many public listings it has.
+    listings = models.IntegerField()
+
+    class Meta:
+        indexes = [
+            # The towns whose folded name starts with the typed text (LIKE 'mad%'): a pattern
+            # index, whatever the database's collation (PostgreSQL; other databases ignore
+            # the operator class).
+            models.Index(
+                fields=["folded"],
+                name="listings_place_folded_idx",
+                opclasses=["varchar_pattern_ops"],
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.listings}"
+
+
 class ModerationLog(models.Model):
     """One status change of a listing: who made it, when, from which status to which, and why.
 

@@ -22,6 +22,7 @@ from listings.models import (
     PropertyType,
     TransactionType,
 )
+from listings.places import DEFAULT_SUGGESTIONS, MAX_PLACE_SUGGESTIONS
 from listings.selectors import LIST_COLUMNS
 from media_app.files import absolute_media_url
 from media_app.models import Image, Video
@@ -37,6 +38,29 @@ class CategorySerializer(JSONTypedSerializer, serializers.ModelSerializer):
         model = PropertyCategory
         fields = ["id", "name", "description"]
         read_only_fields = ["id"]
+
+
+# --- Places -----------------------------------------------------------------------------
+
+
+class PlaceQuerySerializer(serializers.Serializer):
+    """GET /places' query: the typed text, and how many suggestions at most."""
+
+    q = serializers.CharField(max_length=120, help_text="What was typed: a town's first letters.")
+    limit = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_PLACE_SUGGESTIONS,
+        default=DEFAULT_SUGGESTIONS,
+        help_text="How many towns at most.",
+    )
+
+
+class PlaceSerializer(serializers.Serializer):
+    """A town to search in: `name` is what the `municipality` filter takes, `listings` how
+    many public listings that search finds."""
+
+    name = serializers.CharField()
+    listings = serializers.IntegerField()
 
 
 # --- Properties -------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from drf_spectacular.utils import (
     extend_schema_view,
     inline_serializer,
 )
-from rest_framework import status
+from rest_framework import status, viewsets
 from rest_framework.exceptions import ErrorDetail, PermissionDenied, ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -22,6 +22,8 @@ from listings.api.schema import search_parameters
 from listings.api.serializers import (
     RECORD_SERIALIZERS,
     CategorySerializer,
+    PlaceQuerySerializer,
+    PlaceSerializer,
     PropertyDetailSerializer,
     PropertyListItemSerializer,
     PropertyPatchSerializer,
@@ -32,6 +34,7 @@ from listings.api.serializers import (
     property_list_items,
 )
 from listings.models import KIND_MODELS, PropertyCategory, PropertyType
+from listings.places import place_suggestions
 from listings.search import (
     SearchParams,
     SearchParamsInvalid,
@@ -83,6 +86,40 @@ class CategoryViewSet(ApiViewSet):
     def destroy(self, request, pk=None):
         services.category_delete(category=self.get_object())
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# --- Places -----------------------------------------------------------------------------
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="Towns to search in, from the first letters of their name",
+        description=(
+            "Towns with public listings whose name starts with `q`, accents and case aside;"
+            " from four letters on, a name one letter away (after the first letter) also"
+            " matches. Those that start with `q` come first, then by their listings, most"
+            " first."
+        ),
+        parameters=[PlaceQuerySerializer],
+        responses={
+            200: inline_serializer(
+                "PlaceSuggestions", fields={"places": PlaceSerializer(many=True)}
+            )
+        },
+    ),
+)
+class PlaceViewSet(viewsets.ViewSet):
+    """Place suggestions for the search box (listings.places): a list, no ids."""
+
+    http_method_names = ["get", "head", "options"]
+
+    def list(self, request):
+        query = PlaceQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        suggestions = place_suggestions(
+            text=query.validated_data["q"], limit=query.validated_data["limit"]
+        )
+        return Response({"places": PlaceSerializer(suggestions, many=True).data})
 
 
 # --- Properties -------------------------------------------------------------------------
