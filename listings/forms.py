@@ -10,6 +10,7 @@ constraints; the writes go through listings.services.
 from decimal import Decimal
 
 from django import forms
+from django.urls import reverse
 
 from listings.models import (
     KIND_FIELDS,
@@ -75,6 +76,18 @@ class SearchForm(forms.Form):
                 field.widget.attrs.update({"inputmode": "numeric", "min": "0"})
             self.fields[name] = field
         self.fields["q"].widget.attrs["type"] = "search"
+        # The town field suggests towns as one types (static/js/place-suggest.js, a WAI-ARIA
+        # combobox over GET /places); without JavaScript it is a plain text field.
+        self.fields["municipality"].widget.attrs.update(
+            {
+                "role": "combobox",
+                "aria-autocomplete": "list",
+                "aria-expanded": "false",
+                "aria-controls": "municipality-suggestions",
+                "autocomplete": "off",
+                "data-suggest-url": reverse("places-list"),
+            }
+        )
 
     def clean(self):
         try:
