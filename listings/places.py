@@ -26,8 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.db import connections
-from django.db.models import Case, F, Func, IntegerField, Q, Value, When
-from django.db.models.functions import Collate, Least, Left
 
 from listings.models import PUBLIC_LISTING, Place, Property
 
@@ -80,38 +78,50 @@ def one_letter_away(typed: str, name: str) -> bool:
     )
 
 
-class Levenshtein(Func):
-    """fuzzystrmatch's levenshtein(a, b) (PostgreSQL)."""
+def like_prefix(text: str) -> str:
+    """A LIKE pattern for the values that start with `text` (its wildcards escaped)."""
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"{escaped}%"
 
-    function = "levenshtein"
-    output_field = IntegerField()
+
+# The towns that start with the typed text, or (when typo_from <= length <= typo_up_to) those
+# of its first letter whose start is one letter away from it; starting ones first, then most
+# listings, then names in code point order ("C"), as Python orders them. One fixed statement:
+# built with the ORM, its expressions (three levenshtein() of left(), a CASE, a collation)
+# cost 5 ms of Python a request, for 0.3 ms in PostgreSQL. The LIKE of the first letter is
+# what the pattern index serves.
+SUGGESTIONS_STATEMENT = """
+SELECT name, listings FROM (
+  SELECT name, listings, key, folded, folded LIKE %(prefix)s AS starts
+  FROM listings_place
+  WHERE listings > 0 AND folded LIKE %(first)s
+) AS town
+WHERE starts OR (
+  %(typo)s AND least(
+    levenshtein(%(typed)s, left(folded, %(length)s - 1)),
+    levenshtein(%(typed)s, left(folded, %(length)s)),
+    levenshtein(%(typed)s, left(folded, %(length)s + 1))
+  ) <= 1
+)
+ORDER BY starts DESC, listings DESC, name COLLATE "C", key
+LIMIT %(limit)s
+"""
 
 
 def _suggestions_from_places(typed: str, limit: int) -> list[Suggestion]:
     """The suggestions from listings_place (PostgreSQL)."""
-    starts = Q(folded__startswith=typed)
-    if TYPO_FROM <= len(typed) <= TYPO_UP_TO:
-        length = len(typed)
-        distance = Least(
-            *(
-                Levenshtein(Value(typed), Left(F("folded"), prefix))
-                for prefix in (length - 1, length, length + 1)
-            )
-        )
-        # The towns of the first letter (the index), then the start of each compared.
-        places = Place.objects.alias(distance=distance).filter(
-            Q(folded__startswith=typed[0]), starts | Q(distance__lte=1)
-        )
-    else:
-        places = Place.objects.filter(starts)
-    rows = (
-        places.filter(listings__gt=0)
-        .alias(typo=Case(When(starts, then=Value(0)), default=Value(1)))
-        # Names in code point order ("C"), as Python orders them elsewhere.
-        .order_by("typo", "-listings", Collate("name", "C"), "key")
-        .values_list("name", "listings")[:limit]
-    )
-    return [Suggestion(name, listings) for name, listings in rows]
+    typo = TYPO_FROM <= len(typed) <= TYPO_UP_TO
+    params = {
+        "prefix": like_prefix(typed),
+        "first": like_prefix(typed[:1]),
+        "typo": typo,
+        "typed": typed,
+        "length": len(typed),
+        "limit": limit,
+    }
+    with connections[Place.objects.db].cursor() as cursor:
+        cursor.execute(SUGGESTIONS_STATEMENT, params)
+        return [Suggestion(name, listings) for name, listings in cursor.fetchall()]
 
 
 def _suggestions_from_listings(typed: str, limit: int) -> list[Suggestion]:

@@ -144,6 +144,14 @@ def test_a_text_that_unfolds_longer_than_any_name_finds_nothing(anonymous_client
     assert suggested(anonymous_client, "\ufdfa" * 120) == []
 
 
+def test_like_wildcards_in_the_text_are_letters(anonymous_client):
+    listings_in("Madrid", "Mas_de_Barberans")
+
+    assert suggested(anonymous_client, "%") == []
+    assert suggested(anonymous_client, "m_d") == []
+    assert suggested(anonymous_client, "mas_") == [{"name": "Mas_de_Barberans", "listings": 1}]
+
+
 def test_limit_keeps_the_first_suggestions(anonymous_client):
     listings_in("Alcalá", "Alcalá", "Alcorcón", "Almería", "Almería", "Almería")
 
