@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import time
+import unicodedata
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -55,6 +56,7 @@ MIX = {
     "detail": 25,
     "favorites": 4,
     "notifications": 3,
+    "places": 5,
 }
 LIST_KINDS = ("list", "deep page", "text search", "bbox search")
 
@@ -201,6 +203,19 @@ def text_query(rng: random.Random, data: dict) -> dict:
     return {"q": " ".join(words), "page": rng.randint(1, 3), "limit": 10}
 
 
+def places_query(rng: random.Random, data: dict) -> dict:
+    """What a visitor has typed in the search box: a town's first letters, sometimes in
+    small letters without accents, sometimes with one letter wrong."""
+    name = rng.choice(data["towns"])["name"]
+    text = name[: rng.randint(1, min(len(name), 8))]
+    if rng.random() < 0.3:
+        text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    if len(text) >= 4 and rng.random() < 0.2:
+        wrong = rng.randrange(1, len(text))
+        text = text[:wrong] + rng.choice("aeiou") + text[wrong + 1 :]
+    return {"q": text}
+
+
 def request_files(directory: Path, data: dict, size: int) -> dict[str, Path]:
     """One file of request lines per kind, and one of the mix, from the fixed seed."""
     rng = random.Random(SEED)
@@ -219,6 +234,7 @@ def request_files(directory: Path, data: dict, size: int) -> dict[str, Path]:
         "notifications": [
             f"/api/v1/notifications?page={rng.randint(1, 2)}\t{token}" for token in data["tokens"]
         ],
+        "places": [f"/api/v1/places?{urlencode(places_query(rng, data))}" for _ in range(1000)],
     }
     mix = []
     for kind, weight in MIX.items():
