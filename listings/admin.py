@@ -21,6 +21,7 @@ from listings.models import (
     KIND_FIELDS,
     RECORD_FIELDS,
     ModerationLog,
+    Place,
     Property,
     PropertyCategory,
     PropertyStatus,
@@ -594,3 +595,13 @@ class PublicListingGroupAdmin(ReadOnlyModelAdmin):
     list_filter = ["transaction_type", "kind"]
     search_fields = ["municipality_key"]
     ordering = ["transaction_type", "kind", "municipality_key", "price_band"]
+
+
+@admin.register(Place)
+class PlaceAdmin(ReadOnlyModelAdmin):
+    """The towns the search box suggests, with their public listings (listings.places): kept
+    by the database with every write, never by hand."""
+
+    list_display = ["name", "listings", "folded"]
+    search_fields = ["folded"]
+    ordering = ["-listings", "key"]

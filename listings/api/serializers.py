@@ -63,6 +63,12 @@ class PlaceSerializer(serializers.Serializer):
     listings = serializers.IntegerField()
 
 
+class PlaceSuggestionsSerializer(serializers.Serializer):
+    """GET /places' answer: the suggested towns, best first."""
+
+    places = PlaceSerializer(many=True)
+
+
 # --- Properties -------------------------------------------------------------------------
 
 # Text columns of type-specific records that hold one of a fixed set of values (D9).

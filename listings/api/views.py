@@ -2,6 +2,7 @@
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from drf_spectacular.helpers import forced_singular_serializer
 from drf_spectacular.utils import (
     extend_schema,
     extend_schema_view,
@@ -23,7 +24,7 @@ from listings.api.serializers import (
     RECORD_SERIALIZERS,
     CategorySerializer,
     PlaceQuerySerializer,
-    PlaceSerializer,
+    PlaceSuggestionsSerializer,
     PropertyDetailSerializer,
     PropertyListItemSerializer,
     PropertyPatchSerializer,
@@ -101,11 +102,8 @@ class CategoryViewSet(ApiViewSet):
             " first."
         ),
         parameters=[PlaceQuerySerializer],
-        responses={
-            200: inline_serializer(
-                "PlaceSuggestions", fields={"places": PlaceSerializer(many=True)}
-            )
-        },
+        # One object, though the action is a list (drf-spectacular would make it an array).
+        responses={200: forced_singular_serializer(PlaceSuggestionsSerializer)},
     ),
 )
 class PlaceViewSet(viewsets.ViewSet):

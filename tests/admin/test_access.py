@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from accounts.models import UserType
 from accounts.services import access_token_issue
-from listings.models import PropertyStatus, PublicListingGroup
+from listings.models import Place, PropertyStatus, PublicListingGroup
 from listings.services import property_change_status
 from media_app.models import Image
 from notifications.models import DeliveryErrorKind, WebhookAttempt, WebhookDelivery
@@ -87,6 +87,9 @@ def every_kind_of_row(moderator):
             price_band=67,
             listings=1,
         )
+    if not Place.objects.exists():
+        # The same for the towns of the place suggestions (listings.places).
+        Place.objects.create(key="madrid", name="Madrid", folded="madrid", listings=1)
 
 
 @pytest.mark.parametrize("user_type", [UserType.CUSTOMER, UserType.OWNER])

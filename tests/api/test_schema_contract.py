@@ -7,6 +7,7 @@ PUBLIC = [
     ("get", "/api/v1/properties/"),
     ("get", "/api/v1/properties/{id}/"),
     ("get", "/api/v1/categories/"),
+    ("get", "/api/v1/places/"),
     ("get", "/api/v1/images/"),
     ("post", "/api/v1/users/register/"),
     ("post", "/api/v1/users/login/"),
@@ -96,3 +97,15 @@ def test_path_ids_are_documented_as_cuid2_strings(document):
 
     # then each is an id as D2 writes it, which no route name (register, bulk, ...) can be
     assert patterns == {"^[a-z][a-z0-9]{24}$"}
+
+
+def test_place_suggestions_are_one_object_holding_the_list(document):
+    # given the answer GET /places promises
+    answer = document["paths"]["/api/v1/places/"]["get"]["responses"]["200"]
+    schema = answer["content"]["application/json"]["schema"]
+    component = document["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+
+    # then it is an object whose `places` is the array of towns, with the query's parameters
+    assert component["properties"]["places"]["type"] == "array"
+    parameters = document["paths"]["/api/v1/places/"]["get"]["parameters"]
+    assert {parameter["name"] for parameter in parameters} == {"q", "limit"}
