@@ -37,7 +37,7 @@ SEARCH_LABELS = {
     "sort": "Sort by",
 }
 # Parameters the form does not show but keeps when it is sent again (set by the map or a link).
-SEARCH_KEPT = ("bbox", "lat", "lng", "radiusKm", "categoryId", "ownerId", "status")
+SEARCH_KEPT = ("bbox", "polygon", "lat", "lng", "radiusKm", "categoryId", "ownerId", "status")
 SORT_LABELS = {
     "-createdAt": "Newest first",
     "createdAt": "Oldest first",

@@ -7,7 +7,7 @@ from django import forms
 from drf_spectacular.utils import OpenApiParameter
 
 from config.api.schema import form_field_limits
-from listings.search.params import PARAMETERS, BboxField
+from listings.search.params import PARAMETERS, BboxField, PolygonField
 
 NUMBER = r"-?\d+(\.\d+)?"
 
@@ -18,6 +18,8 @@ def _schema(field: forms.Field) -> dict:
         return {"type": "string", "enum": [value for value, _label in field.choices]}
     if isinstance(field, BboxField):
         return {"type": "string", "pattern": rf"^{NUMBER},{NUMBER},{NUMBER},{NUMBER}$"}
+    if isinstance(field, PolygonField):
+        return {"type": "string", "pattern": rf"^{NUMBER}(,{NUMBER})*$", **form_field_limits(field)}
     limits = form_field_limits(field)
     # Django's DecimalField and FloatField are IntegerFields too.
     if isinstance(field, forms.IntegerField):

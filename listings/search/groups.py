@@ -133,6 +133,7 @@ def grouped_search(params: SearchParams) -> GroupedSearch | None:
         params.max_area,
         params.box,
         params.circle,
+        params.polygon,
     )
     if params.text or any(value is not None for value in outside):
         return None

@@ -19,6 +19,7 @@ from django import forms
 from django.conf import settings
 
 from config.filters import IdFormField
+from listings.geometry import MAX_POLYGON_VERTICES, Polygon, PolygonInvalid, parse_polygon
 from listings.models import PropertyStatus, PropertyType, TransactionType
 
 # Great-circle searches reach at most this far.
@@ -75,6 +76,8 @@ class SearchParams:
     min_bedrooms: int | None = None
     box: Box | None = None
     circle: Circle | None = None
+    # A drawn area (listings.geometry).
+    polygon: Polygon | None = None
     sort: str | None = None
 
 
@@ -126,6 +129,19 @@ class BboxField(forms.CharField):
     def clean(self, value):
         value = super().clean(value)
         return _bbox(value) if value else None
+
+
+class PolygonField(forms.CharField):
+    """A drawn area as `lng,lat,lng,lat,...` (closed), cleaned to a Polygon."""
+
+    def clean(self, value):
+        value = super().clean(value)
+        if not value:
+            return None
+        try:
+            return parse_polygon(value)
+        except PolygonInvalid as error:
+            raise forms.ValidationError(str(error)) from error
 
 
 def _choices(choices) -> Callable[[], forms.Field]:
@@ -192,6 +208,13 @@ PARAMETERS: dict[str, Parameter] = {
     ),
     "bbox": Parameter(
         "box", lambda: BboxField(required=False), "A map area: minLng,minLat,maxLng,maxLat."
+    ),
+    "polygon": Parameter(
+        "polygon",
+        # Up to 100 vertices of numbers written in full, and the closing point.
+        lambda: PolygonField(required=False, max_length=(MAX_POLYGON_VERTICES + 1) * 2 * 24),
+        f"A drawn area: lng,lat,lng,lat,... closed (the last point repeats the first), up to"
+        f" {MAX_POLYGON_VERTICES} vertices, edges that never cross.",
     ),
     "lat": Parameter(
         "latitude",
@@ -288,6 +311,8 @@ def search_query(params: SearchParams) -> dict[str, str]:
             continue
         if isinstance(value, Box):
             value = f"{value.west},{value.south},{value.east},{value.north}"
+        elif isinstance(value, Polygon):
+            value = value.as_parameter()
         query[name] = str(value)
     if params.circle is not None:
         query["lat"] = str(params.circle.latitude)

@@ -14,7 +14,7 @@ from django.db.models import F, FloatField, Q, QuerySet, Value
 from django.db.models.functions import ASin, Cos, Power, Radians, Sin, Sqrt
 
 from accounts.models import User
-from listings.functions import TownKey
+from listings.functions import InPolygon, TownKey
 from listings.models import SEARCH_CONFIG, SEARCH_FIELDS, Property
 from listings.search.params import DEFAULT_ORDER, SORTS, Box, Circle, SearchParams
 from listings.selectors import property_visible_to
@@ -126,6 +126,11 @@ def _conditions(params: SearchParams, database: str) -> list[Q]:
         conditions.append(within_box(params.box))
     if params.circle is not None:
         conditions.append(around_circle(params.circle))
+    if params.polygon is not None:
+        # The area's bounding box, which the (latitude, longitude) indexes answer; its
+        # points are then tested against the area (listings.functions.InPolygon).
+        conditions.append(within_box(Box(*params.polygon.bounds())))
+        conditions.append(Q(InPolygon(params.polygon)))
     return conditions
 
 

@@ -320,3 +320,129 @@ def test_invalid_radius_search_is_400_naming_each_wrong_parameter(
 
     # then
     assert_validation_error(response, *fields)
+
+
+# --- polygon ----------------------------------------------------------------------------
+
+
+def ring(*points: tuple[float, float]) -> str:
+    """A closed polygon parameter from (longitude, latitude) vertices."""
+    closed = [*points, points[0]]
+    return ",".join(f"{number}" for point in closed for number in point)
+
+
+# An L-shaped area: the square from (-4, 40) to (-2, 42) without its north east quarter.
+L_SHAPE = ring((-4, 40), (-2, 40), (-2, 41), (-3, 41), (-3, 42), (-4, 42))
+
+
+def test_polygon_keeps_listings_inside_and_on_its_edges_and_drops_the_notch(anonymous_client):
+    # given (latitude, longitude)
+    listing_ids = listings_at(
+        {
+            "inside the foot": (40.5, -2.5),
+            "inside the stem": (41.5, -3.5),
+            "on a vertex": (40.0, -4.0),
+            "on the inner corner": (41.0, -3.0),
+            "on an edge": (40.0, -3.0),
+            "in the notch": (41.5, -2.5),
+            "just past an edge": (39.999, -3.0),
+            "outside the bounds": (43.0, -3.5),
+        }
+    )
+
+    # when
+    found = found_names(anonymous_client, {"polygon": L_SHAPE}, listing_ids)
+
+    # then
+    assert found == {
+        "inside the foot",
+        "inside the stem",
+        "on a vertex",
+        "on the inner corner",
+        "on an edge",
+    }
+
+
+def test_polygon_combines_with_bbox_and_other_filters(anonymous_client):
+    # given
+    wanted = ListingFactory(latitude=40.5, longitude=-3.5, price="1000.00")
+    ListingFactory(latitude=40.5, longitude=-3.5, price="9000.00")
+    ListingFactory(latitude=40.5, longitude=-2.5, price="1000.00")
+    ListingFactory(latitude=41.5, longitude=-2.5, price="1000.00")
+
+    # when
+    response = anonymous_client.get(
+        PROPERTIES_URL, {"polygon": L_SHAPE, "bbox": "-4,40,-3,41", "maxPrice": "2000"}
+    )
+
+    # then
+    assert ids(response) == [wanted.id]
+    assert response.json()["totalItems"] == 1
+
+
+def test_polygon_of_a_hundred_vertices_is_searched(anonymous_client):
+    # given a circle-like area of 100 vertices, 1 degree round (40, -3)
+    vertices = [
+        (-3 + math.cos(2 * math.pi * i / 100), 40 + math.sin(2 * math.pi * i / 100))
+        for i in range(100)
+    ]
+    listing_ids = listings_at({"centre": (40.0, -3.0), "outside": (41.2, -3.0)})
+
+    # when
+    found = found_names(anonymous_client, {"polygon": ring(*vertices)}, listing_ids)
+
+    # then
+    assert found == {"centre"}
+
+
+@pytest.mark.parametrize(
+    ("polygon", "message"),
+    [
+        ("-4,40,-3,40,-3,41", "polygon must be closed: its last point repeats its first."),
+        ("-4,40,-3,40,-3,41,-4", "polygon is pairs of numbers, lng,lat: one number is alone."),
+        ("-4,40,-3,40,-4,40", "polygon needs at least 3 vertices."),
+        ("a,40,-3,40,-3,41,a,40", "polygon must hold numbers: lng,lat,lng,lat,..."),
+        ("-4,40,-3,40,nan,41,-4,40", "polygon must hold finite numbers."),
+        ("-4,40,-3,40,-3,91,-4,40", "polygon latitudes must be within -90..90."),
+        ("-4,40,181,40,-3,41,-4,40", "polygon longitudes must be within -180..180."),
+        # A bow tie: its edges cross.
+        (
+            ring((-4, 40), (-3, 41), (-3, 40), (-4, 41)),
+            "polygon crosses itself: draw an area whose edges never meet.",
+        ),
+        # A figure of eight touching itself at one point.
+        (
+            ring((-4, 40), (-3, 40), (-2, 41), (-1, 41), (-1, 40), (-2, 40), (-3, 41)),
+            "polygon crosses itself: draw an area whose edges never meet.",
+        ),
+        # A spike going back along its own edge.
+        (
+            ring((-4, 40), (-2, 40), (-3, 40), (-3, 41)),
+            "polygon crosses itself: two edges overlap.",
+        ),
+        (
+            ring((-4, 40), (-3, 40), (-3, 40), (-3, 41)),
+            "polygon repeats a vertex: an edge has no length.",
+        ),
+        # No area: its third edge goes back along the first two.
+        (ring((-4, 40), (-3, 41), (-2, 42)), "polygon crosses itself: two edges overlap."),
+        (
+            ring((-40, 10), (10, 10), (10, 20)),
+            "polygon may span at most 45 degrees each way: draw a smaller area.",
+        ),
+        (
+            ring(*[(-3 + math.cos(i / 16), 40 + math.sin(i / 16)) for i in range(101)]),
+            "polygon may have at most 100 vertices.",
+        ),
+    ],
+)
+def test_malformed_polygon_is_400_saying_why(anonymous_client, polygon, message):
+    # given
+    ListingFactory(latitude=40.5, longitude=-3.5)
+
+    # when
+    response = anonymous_client.get(PROPERTIES_URL, {"polygon": polygon})
+
+    # then
+    body = assert_validation_error(response, "polygon")
+    assert [error["message"] for error in body["errors"]] == [message]

@@ -20,6 +20,7 @@ set of results is compared (every page is read), not its order.
 
 import dataclasses
 import datetime
+import itertools
 import math
 import random
 import re
@@ -43,7 +44,7 @@ pytestmark = pytest.mark.django_db
 
 SEED = 20_250_611
 LISTING_COUNT = 260
-SEARCH_COUNT = 544
+SEARCH_COUNT = 576
 BATCH_SIZE = 16
 BATCHES = range(SEARCH_COUNT // BATCH_SIZE)
 
@@ -55,6 +56,9 @@ EARTH_RADIUS_KM = 6371.0088
 # No listing lies closer than this to the circle of a radius search, so that the rounding
 # of the database's trigonometry cannot decide whether it is inside.
 RADIUS_EDGE_MARGIN_KM = 1e-3
+# No listing lies closer than this (degrees) to a drawn area's edge: PostgreSQL counts
+# points within 1e-6 of an edge as on it.
+POLYGON_EDGE_MARGIN = 1e-4
 
 VIEWERS = ("anonymous", "customer", "owner", "admin")
 PUBLIC_STATUSES = frozenset((PropertyStatus.AVAILABLE, PropertyStatus.SOLD, PropertyStatus.RENTED))
@@ -361,6 +365,34 @@ def in_box(bbox: str, listing: Listing) -> bool:
     return listing.longitude >= west or listing.longitude <= east
 
 
+def polygon_points(polygon: str) -> list[tuple[float, float]]:
+    numbers = [float(part) for part in polygon.split(",")]
+    return list(zip(numbers[0::2], numbers[1::2], strict=True))
+
+
+def segment_distance(x: float, y: float, a: tuple[float, float], b: tuple[float, float]) -> float:
+    """Plane distance (degrees) from a point to the segment a-b."""
+    (ax, ay), (bx, by) = a, b
+    length = (bx - ax) ** 2 + (by - ay) ** 2
+    t = max(0.0, min(1.0, ((x - ax) * (bx - ax) + (y - ay) * (by - ay)) / length))
+    return math.hypot(x - (ax + t * (bx - ax)), y - (ay + t * (by - ay)))
+
+
+def in_polygon(polygon: str, listing: Listing) -> bool:
+    """Inside the closed ring lng,lat,... (a plane in degrees) by its winding number; no
+    listing lies on an edge here (POLYGON_EDGE_MARGIN)."""
+    points = polygon_points(polygon)
+    x, y = listing.longitude, listing.latitude
+    winding = 0
+    for (x1, y1), (x2, y2) in itertools.pairwise(points):
+        side = (x2 - x1) * (y - y1) - (x - x1) * (y2 - y1)
+        if y1 <= y < y2 and side > 0:
+            winding += 1
+        elif y2 <= y < y1 and side < 0:
+            winding -= 1
+    return winding != 0
+
+
 def matches(listing: Listing, parameters: dict[str, str]) -> bool:
     """Whether the listing meets every filter of the search (docs/api.md)."""
     checks: dict[str, Callable[[str], bool]] = {
@@ -379,6 +411,7 @@ def matches(listing: Listing, parameters: dict[str, str]) -> bool:
             listing.bedrooms is not None and listing.bedrooms >= int(value)
         ),
         "bbox": lambda value: in_box(value, listing),
+        "polygon": lambda value: in_polygon(value, listing),
         "radiusKm": lambda value: (
             distance_km(float(parameters["lat"]), float(parameters["lng"]), listing) <= float(value)
         ),
@@ -615,6 +648,39 @@ class SearchMaker:
             radius = round(radius + 0.0137, 4)
         return {"lat": repr(latitude), "lng": repr(longitude), "radiusKm": repr(radius)}
 
+    def polygon(self, anchor: Listing) -> dict[str, str]:
+        """A drawn area around the anchor or a town: a star-shaped polygon (every vertex
+        seen from its centre in turn, so its edges never cross) of 3 to 100 vertices,
+        sometimes with deep notches; no listing near an edge."""
+        rng = self.rng
+        centre = anchor if abs(anchor.longitude) < 175 else rng.choice(TOWNS[:-1])
+        longitude, latitude = centre.longitude, centre.latitude
+        count = rng.choice((3, 4, 5, 6, 8, 12, 30, 100))
+        sector = 2 * math.pi / count
+        angles = [index * sector + rng.uniform(0, 0.4 * sector) for index in range(count)]
+        notched = rng.random() < 0.4
+        radii = [
+            rng.uniform(0.02, 1.2) * (0.2 if notched and index % 2 else 1) for index in range(count)
+        ]
+        scale = 1.0
+        while True:
+            vertices = [
+                (
+                    round(longitude + scale * radius * math.cos(angle), 6),
+                    round(latitude + scale * radius * math.sin(angle), 6),
+                )
+                for angle, radius in zip(angles, radii, strict=True)
+            ]
+            ring = [*vertices, vertices[0]]
+            near_an_edge = any(
+                segment_distance(listing.longitude, listing.latitude, a, b) < POLYGON_EDGE_MARGIN
+                for listing in self.catalogue.listings
+                for a, b in itertools.pairwise(ring)
+            )
+            if not near_an_edge:
+                return {"polygon": ",".join(repr(number) for point in ring for number in point)}
+            scale *= 1.0137
+
     FILTERS = (
         "type",
         "transaction_type",
@@ -632,6 +698,7 @@ class SearchMaker:
         "min_bedrooms",
         "bbox",
         "radius",
+        "polygon",
     )
     # Filters that set the same parameter: one of each group in a search.
     SAME_PARAMETERS = (
@@ -701,8 +768,8 @@ class SearchMaker:
         return search
 
     def place(self, viewer: str, name: str) -> Search:
-        """A box or a circle, alone or with other filters."""
-        others = self.some_filters(self.rng.randint(0, 2), excluding=("bbox", "radius"))
+        """A box, a circle or a drawn area, alone or with other filters."""
+        others = self.some_filters(self.rng.randint(0, 2), excluding=("bbox", "radius", "polygon"))
         anchor = self.anchor(viewer)
         parameters = self.sort({**self.filters(others, anchor), **getattr(self, name)(anchor)})
         return self.make(name, viewer, parameters, *self.paging())
@@ -761,6 +828,7 @@ def generate_searches(catalogue: Catalogue) -> list[Search]:
         [maker.deep_page] * 60,
         [lambda viewer: maker.place(viewer, "bbox")] * 32,
         [lambda viewer: maker.place(viewer, "radius")] * 32,
+        [lambda viewer: maker.place(viewer, "polygon")] * 24,
         [lambda viewer, index=index: maker.text_search(viewer, index) for index in range(40)],
         [
             lambda viewer, status=status: maker.status_search(viewer, status)
@@ -973,6 +1041,15 @@ def test_the_searches_cover_every_family_and_viewer_and_find_things(catalogue):
     assert sum(total > 0 for total in totals) >= 0.6 * len(searches)
     assert sum(total == 0 for total in totals) >= 20
     assert sum(total > WEBSITE_PAGE_SIZE for total in totals) >= 100
+    # Drawn areas find things too, notched ones and large ones among them.
+    in_areas = [
+        total
+        for search, total in zip(searches, totals, strict=True)
+        if "polygon" in search.parameters
+    ]
+    assert len(in_areas) >= 60
+    assert sum(total > 0 for total in in_areas) >= 0.6 * len(in_areas)
+    assert sum(total > WEBSITE_PAGE_SIZE for total in in_areas) >= 8
     for viewer in ("owner", "admin"):
         hidden = [
             search
