@@ -19,7 +19,8 @@ def _schema(field: forms.Field) -> dict:
     if isinstance(field, BboxField):
         return {"type": "string", "pattern": rf"^{NUMBER},{NUMBER},{NUMBER},{NUMBER}$"}
     if isinstance(field, PolygonField):
-        return {"type": "string", "pattern": rf"^{NUMBER}(,{NUMBER})*$", **form_field_limits(field)}
+        limits = form_field_limits(field)
+        return {**limits, "type": "string", "pattern": rf"^{NUMBER}(,{NUMBER})*$"}
     limits = form_field_limits(field)
     # Django's DecimalField and FloatField are IntegerFields too.
     if isinstance(field, forms.IntegerField):

@@ -23,6 +23,7 @@ from listings.models import (
     TransactionType,
 )
 from listings.places import DEFAULT_SUGGESTIONS, MAX_PLACE_SUGGESTIONS
+from listings.search.clusters import MAX_ZOOM, Clusters
 from listings.selectors import LIST_COLUMNS
 from media_app.files import absolute_media_url
 from media_app.models import Image, Video
@@ -445,3 +446,69 @@ class TypeRecordCreateSerializer(JSONTypedSerializer):
         super().__init__(*args, **kwargs)
         if properties is not None:
             self.fields["property_id"].queryset = properties
+
+
+class ClusterQuerySerializer(serializers.Serializer):
+    """GET /properties/clusters' own query parameter (the search's are the list's)."""
+
+    zoom = serializers.IntegerField(
+        min_value=0,
+        max_value=MAX_ZOOM,
+        help_text=(
+            "The map's zoom (0: the world in one 256-pixel tile): cells are a quarter of a"
+            " tile, 90 / 2^zoom degrees."
+        ),
+    )
+
+
+class ClusterBoundsSerializer(serializers.Serializer):
+    """Where a cluster's listings lie, in degrees."""
+
+    west = serializers.FloatField()
+    south = serializers.FloatField()
+    east = serializers.FloatField()
+    north = serializers.FloatField()
+
+
+class ClusterSerializer(serializers.Serializer):
+    """The matches of one grid cell."""
+
+    count = serializers.IntegerField()
+    latitude = serializers.FloatField(help_text="The mean latitude of its listings.")
+    longitude = serializers.FloatField(help_text="The mean longitude of its listings.")
+    bounds = ClusterBoundsSerializer()
+    lowest_price = DecimalNumberField(max_digits=14, decimal_places=2)
+
+
+class ClustersSerializer(serializers.Serializer):
+    """GET /properties/clusters' answer: most listings first; the counts add up to
+    totalItems, every match of the search."""
+
+    zoom = serializers.IntegerField()
+    cell_size = serializers.FloatField(help_text="A cell's width and height, in degrees.")
+    total_items = serializers.IntegerField()
+    clusters = ClusterSerializer(many=True)
+
+
+def clusters_item(clusters: Clusters) -> dict:
+    """ClustersSerializer's shape (camelCased), built directly: hundreds of cells a request."""
+    return {
+        "zoom": clusters.zoom,
+        "cellSize": clusters.cell_size,
+        "totalItems": clusters.total,
+        "clusters": [
+            {
+                "count": cluster.count,
+                "latitude": cluster.latitude,
+                "longitude": cluster.longitude,
+                "bounds": {
+                    "west": cluster.west,
+                    "south": cluster.south,
+                    "east": cluster.east,
+                    "north": cluster.north,
+                },
+                "lowestPrice": cluster.lowest_price,
+            }
+            for cluster in clusters.clusters
+        ],
+    }

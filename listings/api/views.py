@@ -9,6 +9,7 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import status, viewsets
+from rest_framework.decorators import action
 from rest_framework.exceptions import ErrorDetail, PermissionDenied, ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -23,6 +24,8 @@ from listings.api.schema import search_parameters
 from listings.api.serializers import (
     RECORD_SERIALIZERS,
     CategorySerializer,
+    ClusterQuerySerializer,
+    ClustersSerializer,
     PlaceQuerySerializer,
     PlaceSuggestionsSerializer,
     PropertyDetailSerializer,
@@ -31,6 +34,7 @@ from listings.api.serializers import (
     PropertySerializer,
     PropertyWriteSerializer,
     TypeRecordCreateSerializer,
+    clusters_item,
     property_detail_item,
     property_list_items,
 )
@@ -42,6 +46,7 @@ from listings.search import (
     listing_search,
     search_params,
 )
+from listings.search.clusters import listing_clusters
 from listings.search.params import search_page
 
 
@@ -154,6 +159,23 @@ def _search_request(request) -> tuple[SearchParams, int, int]:
     return params, page, limit
 
 
+def _clusters_request(request) -> tuple[SearchParams, int]:
+    """The search and zoom a clusters request asks for; every refused parameter at once is
+    a 400 naming each (paging is not read: clusters are one answer)."""
+    errors: dict[str, list[ErrorDetail]] = {}
+    params = None
+    try:
+        params = search_params(request.query_params)
+    except SearchParamsInvalid as invalid:
+        errors.update(_refusals(invalid))
+    query = ClusterQuerySerializer(data=request.query_params)
+    if not query.is_valid():
+        errors.update(query.errors)
+    if errors:
+        raise ValidationError(errors)
+    return params, query.validated_data["zoom"]
+
+
 def _require_manager(listing, user) -> None:
     """Refuse before reading the body: who may not change a listing learns no validation rules."""
     if not services.property_is_managed_by(property=listing, user=user):
@@ -164,6 +186,17 @@ def _require_manager(listing, user) -> None:
     list=extend_schema(
         summary="Search listings",
         parameters=search_parameters(),
+    ),
+    clusters=extend_schema(
+        summary="A search's listings counted in the cells of a map grid",
+        description=(
+            "Every search parameter of GET /properties (sort and paging aside) and the map's"
+            " zoom: the matches in cells of 90 / 2^zoom degrees, each with its count, bounds,"
+            " mean point and lowest price; the counts add up to every match. A box (or the"
+            " world without `bbox`) of more than 10,000 cells at that zoom is a 400 on zoom."
+        ),
+        parameters=[*search_parameters(), ClusterQuerySerializer],
+        responses={200: forced_singular_serializer(ClustersSerializer)},
     ),
     retrieve=extend_schema(
         summary="A listing with its category, owner, photos, videos, record",
@@ -186,13 +219,13 @@ class PropertyViewSet(CamelCasedActionsMixin, ApiViewSet):
 
     # List items and the detail are built with camelCase keys (property_list_items,
     # property_detail_item).
-    camel_cased_actions = ("list", "retrieve")
+    camel_cased_actions = ("list", "retrieve", "clusters")
     serializer_class = PropertyListItemSerializer
     pagination_class = PropertyPagination
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
     def get_permissions(self):
-        if self.action in ("list", "retrieve"):
+        if self.action in ("list", "retrieve", "clusters"):
             return []
         if self.action == "create":
             return [IsOwnerUser()]
@@ -213,6 +246,15 @@ class PropertyViewSet(CamelCasedActionsMixin, ApiViewSet):
         params, page, limit = _search_request(request)
         result = listing_search(viewer=request.user, params=params, page=page, limit=limit)
         return self.paginator.response(result, property_list_items(result.rows, request=request))
+
+    @action(detail=False, methods=["get"], pagination_class=None)
+    def clusters(self, request):
+        params, zoom = _clusters_request(request)
+        try:
+            clusters = listing_clusters(viewer=request.user, params=params, zoom=zoom)
+        except SearchParamsInvalid as invalid:
+            raise ValidationError(_refusals(invalid)) from invalid
+        return Response(clusters_item(clusters))
 
     def retrieve(self, request, pk=None):
         row = selectors.property_detail_row(viewer=request.user, pk=pk)

@@ -134,8 +134,9 @@ def _conditions(params: SearchParams, database: str) -> list[Q]:
     return conditions
 
 
-def search_matches(*, viewer: User, params: SearchParams) -> QuerySet[Property]:
-    """The listings the viewer may see that match the search, in the search's order."""
+def search_filtered(*, viewer: User, params: SearchParams) -> QuerySet[Property]:
+    """The listings the viewer may see that match the search, in no particular order (every
+    match: a text search's rank window is an order's, not a filter's)."""
     listings = property_visible_to(viewer=viewer)
     if params.municipality is not None:
         listings = listings.alias(municipality_lower=TownKey("municipality"))
@@ -145,6 +146,12 @@ def search_matches(*, viewer: User, params: SearchParams) -> QuerySet[Property]:
         listings = listings.alias(distance=distance_km(circle.latitude, circle.longitude)).filter(
             distance__lte=circle.radius_km
         )
+    return listings.order_by()
+
+
+def search_matches(*, viewer: User, params: SearchParams) -> QuerySet[Property]:
+    """The listings the viewer may see that match the search, in the search's order."""
+    listings = search_filtered(viewer=viewer, params=params)
     if params.sort:
         return listings.order_by(*SORTS[params.sort])
     if params.text and connections[listings.db].vendor == "postgresql":

@@ -8,6 +8,7 @@ PUBLIC = [
     ("get", "/api/v1/properties/{id}/"),
     ("get", "/api/v1/categories/"),
     ("get", "/api/v1/places/"),
+    ("get", "/api/v1/properties/clusters/"),
     ("get", "/api/v1/images/"),
     ("post", "/api/v1/users/register/"),
     ("post", "/api/v1/users/login/"),
@@ -109,3 +110,21 @@ def test_place_suggestions_are_one_object_holding_the_list(document):
     assert component["properties"]["places"]["type"] == "array"
     parameters = document["paths"]["/api/v1/places/"]["get"]["parameters"]
     assert {parameter["name"] for parameter in parameters} == {"q", "limit"}
+
+
+def test_clusters_are_one_object_with_the_search_parameters_and_a_required_zoom(document):
+    # given what GET /properties/clusters promises
+    operation = document["paths"]["/api/v1/properties/clusters/"]["get"]
+    schema = operation["responses"]["200"]["content"]["application/json"]["schema"]
+    component = document["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+    list_parameters = document["paths"]["/api/v1/properties/"]["get"]["parameters"]
+
+    # then it is an object holding the array of clusters, asked for with every search
+    # parameter of the list (not its paging) and a zoom it cannot do without
+    assert component["properties"]["clusters"]["type"] == "array"
+    assert set(component["required"]) == {"zoom", "cellSize", "totalItems", "clusters"}
+    parameters = {parameter["name"]: parameter for parameter in operation["parameters"]}
+    searched = {parameter["name"] for parameter in list_parameters} - {"page", "limit"}
+    assert set(parameters) == searched | {"zoom"}
+    assert parameters["zoom"]["required"] is True
+    assert parameters["zoom"]["schema"] == {"type": "integer", "minimum": 0, "maximum": 22}
