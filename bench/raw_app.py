@@ -145,6 +145,16 @@ def where_clause(params: dict[str, str]) -> tuple[str, list]:
         west, south, east, north = (float(part) for part in params["bbox"].split(","))
         conditions.append("p.latitude BETWEEN %s AND %s AND p.longitude BETWEEN %s AND %s")
         arguments += [south, north, west, east]
+    if "polygon" in params:
+        # The area's bounding box (the latitude/longitude indexes), then its points, as
+        # listings.functions.InPolygon tests them.
+        numbers = [float(part) for part in params["polygon"].split(",")]
+        longitudes, latitudes = numbers[0:-2:2], numbers[1:-2:2]
+        conditions.append("p.latitude BETWEEN %s AND %s AND p.longitude BETWEEN %s AND %s")
+        arguments += [min(latitudes), max(latitudes), min(longitudes), max(longitudes)]
+        conditions.append("poly_contain_pt(%s::polygon, point(p.longitude, p.latitude))")
+        vertices = zip(longitudes, latitudes, strict=True)
+        arguments.append("(" + ",".join(f"({x!r},{y!r})" for x, y in vertices) + ")")
     if params.get("q"):
         conditions.append(f"{SEARCH} @@ websearch_to_tsquery('simple'::regconfig, %s)")
         arguments.append(params["q"])

@@ -22,6 +22,7 @@
 
 import argparse
 import json
+import math
 import os
 import platform
 import random
@@ -53,12 +54,16 @@ MIX = {
     "deep page": 3,
     "text search": 10,
     "bbox search": 10,
+    "polygon search": 2,
+    "clusters": 8,
     "detail": 25,
     "favorites": 4,
     "notifications": 3,
     "places": 5,
 }
-LIST_KINDS = ("list", "deep page", "text search", "bbox search")
+LIST_KINDS = ("list", "deep page", "text search", "bbox search", "polygon search")
+# Spain as a whole-country map shows it (the seeded towns lie in it).
+COUNTRY_BOX = (-10.0, 35.5, 4.5, 44.0)
 
 
 def log(message: str) -> None:
@@ -196,6 +201,56 @@ def bbox_query(rng: random.Random, data: dict) -> dict:
     return query
 
 
+def polygon_query(rng: random.Random, data: dict) -> dict:
+    """An area drawn round part of a town: 4 to 12 vertices, each seen from the centre in
+    turn (its edges never cross), a few kilometres across, sometimes with a filter."""
+    town = rng.choice(data["towns"])
+    latitude = town["latitude"] + rng.uniform(-0.02, 0.02)
+    longitude = town["longitude"] + rng.uniform(-0.02, 0.02)
+    count = rng.randint(4, 12)
+    sector = 2 * math.pi / count
+    points = []
+    for index in range(count):
+        angle = index * sector + rng.uniform(0, 0.4 * sector)
+        radius = rng.uniform(0.01, 0.05)
+        points.append((longitude + radius * math.cos(angle), latitude + radius * math.sin(angle)))
+    points.append(points[0])
+    query: dict[str, object] = {
+        "polygon": ",".join(f"{value:.5f}" for point in points for value in point)
+    }
+    if rng.random() < 0.5:
+        query["transactionType"] = rng.choice(["SALE", "RENT"])
+    query["page"] = rng.randint(1, 3)
+    query["limit"] = 10
+    return query
+
+
+def clusters_query(rng: random.Random, data: dict) -> dict:
+    """A map's clusters: the whole country zoomed out (a third of them) or a town's view,
+    sometimes with a filter."""
+    if rng.random() < 1 / 3:
+        zoom = rng.choice([5, 6])
+        box = COUNTRY_BOX
+    else:
+        zoom = rng.randint(11, 14)
+        town = rng.choice(data["towns"])
+        # The map's view: about 1,000 x 600 pixels at this zoom.
+        half_width = 1000 / 2 * 360 / (256 * 2**zoom)
+        half_height = half_width * 0.6
+        latitude = town["latitude"] + rng.uniform(-0.02, 0.02)
+        longitude = town["longitude"] + rng.uniform(-0.02, 0.02)
+        box = (
+            longitude - half_width,
+            latitude - half_height,
+            longitude + half_width,
+            latitude + half_height,
+        )
+    query: dict[str, object] = {"zoom": zoom, "bbox": ",".join(f"{value:.5f}" for value in box)}
+    if rng.random() < 0.4:
+        query["transactionType"] = rng.choice(["SALE", "RENT"])
+    return query
+
+
 def text_query(rng: random.Random, data: dict) -> dict:
     words = [rng.choice(WORDS)]
     if rng.random() < 0.7:
@@ -229,6 +284,12 @@ def request_files(directory: Path, data: dict, size: int) -> dict[str, Path]:
         ],
         "text search": [f"{properties}?{urlencode(text_query(rng, data))}" for _ in range(1000)],
         "bbox search": [f"{properties}?{urlencode(bbox_query(rng, data))}" for _ in range(1000)],
+        "polygon search": [
+            f"{properties}?{urlencode(polygon_query(rng, data))}" for _ in range(1000)
+        ],
+        "clusters": [
+            f"{properties}/clusters?{urlencode(clusters_query(rng, data))}" for _ in range(1000)
+        ],
         "detail": [f"{properties}/{listing}" for listing in data["listingIds"]],
         "favorites": [f"/api/v1/favorites\t{token}" for token in data["tokens"]],
         "notifications": [

@@ -97,6 +97,8 @@ def baseline_pool(baseline_connection, monkeypatch):
         {"sort": "createdAt", "transactionType": "RENT"},
         {"q": "terrace", "limit": "3"},
         {"q": "terrace", "sort": "-price", "page": "2", "limit": "2"},
+        {"polygon": "-3.71,40.41,-3.66,40.41,-3.68,40.43,-3.71,40.41", "limit": "3"},
+        {"polygon": "-3.71,40.41,-3.66,40.41,-3.68,40.43,-3.71,40.41", "sort": "price"},
     ],
 )
 def test_the_baseline_reads_the_same_page_as_the_platform(
@@ -113,6 +115,8 @@ def test_the_baseline_reads_the_same_page_as_the_platform(
             area=50 + 13 * number % 70,
             transaction_type="RENT" if number % 3 else "SALE",
             title=f"Flat {number} with a terrace" if number % 2 else f"Flat {number}",
+            # Eastwards from the centre of Madrid, some inside the searched triangle.
+            longitude=-3.7038 + 0.006 * number,
         )
     ListingFactory(status=PropertyStatus.PENDING, title="Pending flat with a terrace")
 
