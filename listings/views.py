@@ -6,6 +6,8 @@ refusal is shown on the page; nothing here re-decides it.
 """
 
 import copy
+from dataclasses import replace
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -29,7 +31,7 @@ from listings.forms import (
 )
 from listings.models import Property, PropertyStatus, PropertyType, TypeSpecificRecord
 from listings.rules import OWNER, PROPERTY_MOVES, allowed_next_statuses
-from listings.search import listing_search, search_matches
+from listings.search import listing_search, search_matches, search_query
 from listings.search.params import result_window
 
 SEARCH_PAGE_SIZE = 12
@@ -53,6 +55,13 @@ def _map_markers(matches) -> list[dict]:
         }
         for row in rows[:MAP_MARKER_LIMIT]
     ]
+
+
+def _clusters_url(params) -> str:
+    """GET /properties/clusters of the search, for the map when it is zoomed out (the map
+    adds its zoom and view, which it intersects with the search's own `bbox`)."""
+    query = search_query(replace(params, sort=None))
+    return f"{reverse('properties-clusters')}?{urlencode(query)}"
 
 
 def _deepest_page() -> int:
@@ -92,6 +101,8 @@ def search(request: HttpRequest) -> HttpResponse:
         "listings": [],
         "markers": [],
         "bbox": "",
+        "polygon": "",
+        "clusters_url": "",
         "filtered": any(value for key, value in request.GET.items() if key != "page"),
     }
     if valid:
@@ -109,6 +120,8 @@ def search(request: HttpRequest) -> HttpResponse:
             listings=result.rows,
             markers=_map_markers(matches) if result.total else [],
             bbox=request.GET.get("bbox", ""),
+            polygon=form.params.polygon.as_parameter() if form.params.polygon else "",
+            clusters_url=_clusters_url(form.params),
         )
     return render(request, "listings/search.html", context, status=200 if valid else 400)
 

@@ -34,7 +34,7 @@ def test_a_visitor_picks_a_suggested_town_with_the_keyboard_alone(towns, new_con
     options = suggestions.get_by_role("option")
     expect(options).to_have_text(["Málaga2 listings", "Mallorca1 listing"])
     expect(field).to_have_attribute("aria-expanded", "true")
-    expect(page.get_by_role("status")).to_have_text("2 towns suggested")
+    expect(page.locator("#municipality-status")).to_have_text("2 towns suggested")
 
     # when the visitor moves down twice and back up, the first town is the chosen one
     page.keyboard.press("ArrowDown")
