@@ -20,6 +20,7 @@ from listings import services
 from listings.models import (
     KIND_FIELDS,
     RECORD_FIELDS,
+    MapCell,
     ModerationLog,
     Place,
     Property,
@@ -595,6 +596,24 @@ class PublicListingGroupAdmin(ReadOnlyModelAdmin):
     list_filter = ["transaction_type", "kind"]
     search_fields = ["municipality_key"]
     ordering = ["transaction_type", "kind", "municipality_key", "price_band"]
+
+
+@admin.register(MapCell)
+class MapCellAdmin(ReadOnlyModelAdmin):
+    """The public listings in each cell of the stored map grids (listings.search.cells):
+    kept by the database with every write, never by hand."""
+
+    list_display = [
+        "level",
+        "row",
+        "column",
+        "transaction_type",
+        "kind",
+        "listings",
+        "lowest_price",
+    ]
+    list_filter = ["level", "transaction_type", "kind"]
+    ordering = ["level", "row", "column", "transaction_type", "kind"]
 
 
 @admin.register(Place)

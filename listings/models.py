@@ -289,6 +289,10 @@ class Property(TimestampedModel):
                 "id",
                 name="listings_prop_pub_box_idx",
             ),
+            # The strips along a map view's left and right edges, whose clusters are read
+            # from their listings (listings.search.cells): the box index above would read
+            # the whole height of the view to find them.
+            public_index("longitude", "latitude", name="listings_prop_pub_lng_idx"),
             # Bedrooms with a kind and a transaction ("flats to rent with 3 bedrooms or
             # more"): the kind's other indexes hold bedrooms after the price or the area,
             # so they tested it entry by entry until 10,001 matched (15 to 17 ms at
@@ -407,6 +411,51 @@ class Place(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name}: {self.listings}"
+
+
+class MapCell(models.Model):
+    """The public listings of one transaction and kind in one cell of a stored map grid, so
+    that a map's clusters zoomed out are added up from cells instead of read from up to
+    every listing (listings.search.clusters, docs/performance.md).
+
+    Kept by PostgreSQL itself, like Place: triggers on the listings table add every written
+    listing's change in the same statement (listings/sql/map_cells.sql). A cell whose
+    listings all went stays, with none. Unused on other databases, where it stays empty.
+    """
+
+    # Numbered by the database: the triggers insert cells without the ORM.
+    id = models.BigAutoField(primary_key=True)
+    # The grid's zoom: cells of 90 / 2^level degrees (listings.search.clusters).
+    level = models.SmallIntegerField()
+    # floor(latitude / size) and floor(longitude / size).
+    row = models.IntegerField()
+    column = models.IntegerField()
+    transaction_type = models.CharField(max_length=4)
+    # "" for listings without a kind yet.
+    kind = models.CharField(max_length=11)
+    listings = models.IntegerField()
+    # Their latitudes and longitudes added up: the cluster's mean point.
+    latitude_sum = models.FloatField()
+    longitude_sum = models.FloatField()
+    # The bounds of its listings and their lowest price; null when it has none.
+    west = models.FloatField(null=True)
+    south = models.FloatField(null=True)
+    east = models.FloatField(null=True)
+    north = models.FloatField(null=True)
+    lowest_price = models.DecimalField(max_digits=14, decimal_places=2, null=True)
+
+    class Meta:
+        constraints = [
+            # What the triggers add to (ON CONFLICT), and what a view's cells are read by: a
+            # level, then a range of rows and of columns.
+            models.UniqueConstraint(
+                fields=["level", "row", "column", "transaction_type", "kind"],
+                name="listings_map_cell_key",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.level}/{self.row}/{self.column} {self.transaction_type} {self.kind}"
 
 
 class ModerationLog(models.Model):

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from accounts.models import UserType
 from accounts.services import access_token_issue
-from listings.models import Place, PropertyStatus, PublicListingGroup
+from listings.models import MapCell, Place, PropertyStatus, PublicListingGroup
 from listings.services import property_change_status
 from media_app.models import Image
 from notifications.models import DeliveryErrorKind, WebhookAttempt, WebhookDelivery
@@ -90,6 +90,23 @@ def every_kind_of_row(moderator):
     if not Place.objects.exists():
         # The same for the towns of the place suggestions (listings.places).
         Place.objects.create(key="madrid", name="Madrid", folded="madrid", listings=1)
+    if not MapCell.objects.exists():
+        # And for the cells of the map clusters (listings.search.cells).
+        MapCell.objects.create(
+            level=9,
+            row=229,
+            column=-22,
+            transaction_type="SALE",
+            kind="apartment",
+            listings=1,
+            latitude_sum=40.4168,
+            longitude_sum=-3.7038,
+            west=-3.7038,
+            south=40.4168,
+            east=-3.7038,
+            north=40.4168,
+            lowest_price="250000.00",
+        )
 
 
 @pytest.mark.parametrize("user_type", [UserType.CUSTOMER, UserType.OWNER])

@@ -82,8 +82,11 @@ RULES_BEYOND_THE_SCHEMA: dict[tuple[str, str], tuple[str, ...]] = {
     # The same validators, and currentPassword must be the current one (D7).
     ("PATCH", "/api/v1/users/{id}/"): ("400",),
     # Parameters that go together (D8): lat, lng and radiusKm all or none, minPrice <= maxPrice,
-    # minArea <= maxArea, a bbox whose corners are in range.
+    # minArea <= maxArea, a bbox whose corners are in range, a polygon that is closed and does
+    # not cross itself (docs/api.md).
     ("GET", "/api/v1/properties/"): ("400",),
+    # The same parameters, and a zoom whose grid over the bbox has at most 10,000 cells.
+    ("GET", "/api/v1/properties/clusters/"): ("400",),
     # ownerId defaults to the caller's own Owner record (D7); an administrator has none, so
     # for an administrator it is required, which a schema shared by every role cannot say.
     ("POST", "/api/v1/properties/"): ("400",),

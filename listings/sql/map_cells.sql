@@ -1,0 +1,160 @@
+-- The public listings counted in the cells of two map grids (listings_mapcell), for map
+-- clusters zoomed out (listings/search/clusters.py), kept by PostgreSQL itself as the places
+-- are (places.sql): statement-level triggers on the listings table add every written
+-- statement's changes in that statement, whichever way listings are written.
+--
+-- A grid's level is a map zoom: its cells are 90 / 2^level degrees square, and a listing
+-- lies in the cell (floor(latitude / size), floor(longitude / size)), as the clusters
+-- compute it. The levels are listings.search.clusters.MAP_CELL_LEVELS (a test compares).
+--
+-- Run by migrations (listings.search.clusters.install): every statement can run again, and
+-- the last ones rebuild the cells from the listings.
+
+CREATE OR REPLACE FUNCTION listings_map_cell_size(level integer) RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT 90::double precision / (2::double precision ^ level)
+$$;
+
+-- Add a statement's inserted (+1), deleted (-1) or updated (both) public listings to their
+-- cells: counts and coordinate sums add up; the bounds and the lowest price widen with what
+-- is added. What is removed cannot narrow them, so the cells whose bounds or lowest price a
+-- removed listing was on are computed again from the listings (the statement's rows are
+-- already written when this runs). Cells are written in key order, so that concurrent
+-- writers lock shared cells in the same order. A cell left with no listing stays, empty.
+CREATE OR REPLACE FUNCTION listings_map_cells_follow() RETURNS trigger
+LANGUAGE plpgsql AS $function$
+DECLARE
+  changes text := CASE TG_OP
+    WHEN 'INSERT' THEN 'SELECT new_rows.*, 1 AS change FROM new_rows'
+    WHEN 'DELETE' THEN 'SELECT old_rows.*, -1 AS change FROM old_rows'
+    ELSE 'SELECT new_rows.*, 1 AS change FROM new_rows'
+      || ' UNION ALL SELECT old_rows.*, -1 AS change FROM old_rows'
+  END;
+BEGIN
+  -- The transition tables exist only for their operations: the statements are made for each.
+  EXECUTE format($insert$
+    INSERT INTO listings_mapcell AS cell (level, "row", "column", transaction_type, kind,
+      listings, latitude_sum, longitude_sum, west, south, east, north, lowest_price)
+    SELECT grid.level,
+           floor(changed.latitude / listings_map_cell_size(grid.level))::integer,
+           floor(changed.longitude / listings_map_cell_size(grid.level))::integer,
+           changed.transaction_type, coalesce(changed.kind, ''),
+           sum(changed.change), sum(changed.change * changed.latitude),
+           sum(changed.change * changed.longitude),
+           min(changed.longitude) FILTER (WHERE changed.change > 0),
+           min(changed.latitude) FILTER (WHERE changed.change > 0),
+           max(changed.longitude) FILTER (WHERE changed.change > 0),
+           max(changed.latitude) FILTER (WHERE changed.change > 0),
+           min(changed.price) FILTER (WHERE changed.change > 0)
+    FROM (%s) AS changed CROSS JOIN (VALUES (9), (12)) AS grid (level)
+    WHERE changed.status NOT IN ('PENDING', 'SUSPENDED')
+    GROUP BY 1, 2, 3, 4, 5
+    ORDER BY 1, 2, 3, 4, 5
+    ON CONFLICT (level, "row", "column", transaction_type, kind) DO UPDATE SET
+      listings = cell.listings + EXCLUDED.listings,
+      latitude_sum = cell.latitude_sum + EXCLUDED.latitude_sum,
+      longitude_sum = cell.longitude_sum + EXCLUDED.longitude_sum,
+      west = least(cell.west, EXCLUDED.west),
+      south = least(cell.south, EXCLUDED.south),
+      east = greatest(cell.east, EXCLUDED.east),
+      north = greatest(cell.north, EXCLUDED.north),
+      lowest_price = least(cell.lowest_price, EXCLUDED.lowest_price)
+  $insert$, changes);
+  IF TG_OP = 'INSERT' THEN
+    RETURN NULL;
+  END IF;
+  UPDATE listings_mapcell AS cell
+  SET west = fresh.west, south = fresh.south, east = fresh.east, north = fresh.north,
+      lowest_price = fresh.lowest_price,
+      -- Sums of what is left, rather than of what was taken away: no rounding adds up.
+      latitude_sum = fresh.latitude_sum, longitude_sum = fresh.longitude_sum
+  FROM (
+    SELECT DISTINCT touched.level, touched."row", touched."column",
+           touched.transaction_type, touched.kind
+    FROM listings_mapcell AS touched
+    JOIN (
+      SELECT grid.level, old_rows.*,
+             floor(old_rows.latitude / listings_map_cell_size(grid.level))::integer AS cell_row,
+             floor(old_rows.longitude / listings_map_cell_size(grid.level))::integer
+               AS cell_column
+      FROM old_rows CROSS JOIN (VALUES (9), (12)) AS grid (level)
+      WHERE old_rows.status NOT IN ('PENDING', 'SUSPENDED')
+    ) AS removed
+      ON touched.level = removed.level AND touched."row" = removed.cell_row
+     AND touched."column" = removed.cell_column
+     AND touched.transaction_type = removed.transaction_type
+     AND touched.kind = coalesce(removed.kind, '')
+    WHERE touched.listings = 0
+       OR removed.longitude IN (touched.west, touched.east)
+       OR removed.latitude IN (touched.south, touched.north)
+       OR removed.price = touched.lowest_price
+    ORDER BY 1, 2, 3, 4, 5
+  ) AS stale
+  CROSS JOIN LATERAL (
+    SELECT min(listing.longitude) AS west, min(listing.latitude) AS south,
+           max(listing.longitude) AS east, max(listing.latitude) AS north,
+           min(listing.price) AS lowest_price,
+           coalesce(sum(listing.latitude), 0) AS latitude_sum,
+           coalesce(sum(listing.longitude), 0) AS longitude_sum
+    FROM listings_property AS listing
+    WHERE listing.status NOT IN ('PENDING', 'SUSPENDED')
+      AND listing.transaction_type = stale.transaction_type
+      AND coalesce(listing.kind, '') = stale.kind
+      -- The cell's box, a little wider (an index range), then the cell itself.
+      AND listing.latitude >= (stale."row" - 1) * listings_map_cell_size(stale.level)
+      AND listing.latitude < (stale."row" + 2) * listings_map_cell_size(stale.level)
+      AND listing.longitude >= (stale."column" - 1) * listings_map_cell_size(stale.level)
+      AND listing.longitude < (stale."column" + 2) * listings_map_cell_size(stale.level)
+      AND floor(listing.latitude / listings_map_cell_size(stale.level)) = stale."row"
+      AND floor(listing.longitude / listings_map_cell_size(stale.level)) = stale."column"
+  ) AS fresh
+  WHERE cell.level = stale.level AND cell."row" = stale."row"
+    AND cell."column" = stale."column" AND cell.transaction_type = stale.transaction_type
+    AND cell.kind = stale.kind;
+  RETURN NULL;
+END
+$function$;
+
+-- TRUNCATE of the listings empties the cells.
+CREATE OR REPLACE FUNCTION listings_map_cells_clear() RETURNS trigger
+LANGUAGE plpgsql AS $function$
+BEGIN
+  DELETE FROM listings_mapcell;
+  RETURN NULL;
+END
+$function$;
+
+DROP TRIGGER IF EXISTS listings_map_cells_insert ON listings_property;
+CREATE TRIGGER listings_map_cells_insert AFTER INSERT ON listings_property
+  REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION listings_map_cells_follow();
+
+DROP TRIGGER IF EXISTS listings_map_cells_update ON listings_property;
+CREATE TRIGGER listings_map_cells_update AFTER UPDATE ON listings_property
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION listings_map_cells_follow();
+
+DROP TRIGGER IF EXISTS listings_map_cells_delete ON listings_property;
+CREATE TRIGGER listings_map_cells_delete AFTER DELETE ON listings_property
+  REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION listings_map_cells_follow();
+
+DROP TRIGGER IF EXISTS listings_map_cells_truncate ON listings_property;
+CREATE TRIGGER listings_map_cells_truncate AFTER TRUNCATE ON listings_property
+  FOR EACH STATEMENT EXECUTE FUNCTION listings_map_cells_clear();
+
+-- Rebuild the cells from the listings. The triggers above already hold a lock that keeps
+-- writers of listings out until this commits.
+DELETE FROM listings_mapcell;
+INSERT INTO listings_mapcell (level, "row", "column", transaction_type, kind, listings,
+  latitude_sum, longitude_sum, west, south, east, north, lowest_price)
+SELECT grid.level,
+       floor(listing.latitude / listings_map_cell_size(grid.level))::integer,
+       floor(listing.longitude / listings_map_cell_size(grid.level))::integer,
+       listing.transaction_type, coalesce(listing.kind, ''),
+       count(*), sum(listing.latitude), sum(listing.longitude),
+       min(listing.longitude), min(listing.latitude), max(listing.longitude),
+       max(listing.latitude), min(listing.price)
+FROM listings_property AS listing CROSS JOIN (VALUES (9), (12)) AS grid (level)
+WHERE listing.status NOT IN ('PENDING', 'SUSPENDED')
+GROUP BY 1, 2, 3, 4, 5;

@@ -1,0 +1,262 @@
+"""The map cells PostgreSQL keeps (listings/sql/map_cells.sql) and the clusters added up
+from them (listings.search.cells): always the listings' own, and the same clusters as
+grouping the listings."""
+
+import math
+import random
+import re
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.db import connection
+
+from demo.bulk import bulk_seed
+from listings import services
+from listings.models import HIDDEN_STATUSES, MapCell, Property, PropertyStatus, TransactionType
+from listings.search import cells, search_params
+from listings.search.cells import MAP_CELL_LEVELS, cell_size, celled_search, grouped_listings
+from listings.search.clusters import listing_clusters
+from listings.search.query import search_filtered
+from tests.factories import ListingFactory
+
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres_only]
+
+KINDS = ("house", "apartment", "land", None)
+# Town centres (latitude, longitude).
+CENTRES = ((40.4168, -3.7038), (41.3851, 2.1734), (36.7213, -4.4214), (43.2630, -2.9350))
+
+
+def expected_cells() -> dict[tuple, dict]:
+    """The cells recomputed from the listings: per level, cell, transaction and kind."""
+    expected: dict[tuple, dict] = {}
+    for listing in Property.objects.exclude(status__in=HIDDEN_STATUSES):
+        for level in MAP_CELL_LEVELS:
+            size = cell_size(level)
+            key = (
+                level,
+                math.floor(listing.latitude / size),
+                math.floor(listing.longitude / size),
+                listing.transaction_type,
+                listing.kind or "",
+            )
+            cell = expected.setdefault(
+                key,
+                {
+                    "listings": 0,
+                    "latitude_sum": 0.0,
+                    "longitude_sum": 0.0,
+                    "west": listing.longitude,
+                    "south": listing.latitude,
+                    "east": listing.longitude,
+                    "north": listing.latitude,
+                    "lowest_price": listing.price,
+                },
+            )
+            cell["listings"] += 1
+            cell["latitude_sum"] += listing.latitude
+            cell["longitude_sum"] += listing.longitude
+            cell["west"] = min(cell["west"], listing.longitude)
+            cell["south"] = min(cell["south"], listing.latitude)
+            cell["east"] = max(cell["east"], listing.longitude)
+            cell["north"] = max(cell["north"], listing.latitude)
+            cell["lowest_price"] = min(cell["lowest_price"], listing.price)
+    return expected
+
+
+def stored_cells() -> dict[tuple, dict]:
+    """The cells that hold listings, as stored."""
+    return {
+        (cell.level, cell.row, cell.column, cell.transaction_type, cell.kind): {
+            "listings": cell.listings,
+            "latitude_sum": cell.latitude_sum,
+            "longitude_sum": cell.longitude_sum,
+            "west": cell.west,
+            "south": cell.south,
+            "east": cell.east,
+            "north": cell.north,
+            "lowest_price": cell.lowest_price,
+        }
+        for cell in MapCell.objects.filter(listings__gt=0)
+    }
+
+
+def assert_cells_are_the_listings() -> None:
+    expected, stored = expected_cells(), stored_cells()
+    assert set(stored) == set(expected)
+    for key, cell in expected.items():
+        # Sums are added in another order: equal to a rounding error.
+        assert stored[key] == {
+            **cell,
+            "latitude_sum": pytest.approx(cell["latitude_sum"], abs=1e-9),
+            "longitude_sum": pytest.approx(cell["longitude_sum"], abs=1e-9),
+        }, key
+    # An emptied cell keeps no bounds and no price.
+    assert not MapCell.objects.filter(listings=0, lowest_price__isnull=False).exists()
+
+
+def generate_listings(rng: random.Random, count: int) -> list[Property]:
+    listings = []
+    for _ in range(count):
+        latitude, longitude = rng.choice(CENTRES)
+        listing = ListingFactory(
+            latitude=round(latitude + rng.uniform(-0.5, 0.5), 5),
+            longitude=round(longitude + rng.uniform(-0.5, 0.5), 5),
+            price=Decimal(rng.choice(("450", "800.50", "120000", "250000", "99999.99"))),
+            transaction_type=rng.choice(TransactionType.values),
+            status=rng.choice(
+                [PropertyStatus.AVAILABLE] * 3 + [PropertyStatus.SOLD, PropertyStatus.PENDING]
+            ),
+        )
+        kind = rng.choice(KINDS)
+        if kind is not None:
+            Property.objects.filter(pk=listing.pk).update(kind=kind)
+        listings.append(listing)
+    return listings
+
+
+def test_the_sql_file_keeps_the_levels_of_the_code():
+    text = cells.SQL_FILE.read_text()
+    grids = re.findall(r"VALUES \(9\), \(12\)", text)
+    assert len(grids) == 3
+    assert MAP_CELL_LEVELS == (9, 12)
+
+
+def test_cells_follow_every_kind_of_write_to_listings(admin):
+    # given listings in and around four towns
+    listings = generate_listings(random.Random(5), 40)
+    assert_cells_are_the_listings()
+    public = [listing for listing in listings if listing.status == PropertyStatus.AVAILABLE]
+    cheapest = min(public, key=lambda listing: listing.price)
+
+    # when they are moved, repriced (the cheapest made dearer), hidden, approved, changed in
+    # bulk and deleted
+    services.property_update(
+        property=public[0], by=admin, changes={"latitude": 39.0, "longitude": -1.0}
+    )
+    assert_cells_are_the_listings()
+    services.property_update(property=cheapest, by=admin, changes={"price": Decimal("9999999")})
+    assert_cells_are_the_listings()
+    services.property_change_status(
+        property=public[1], by=admin, status=PropertyStatus.SUSPENDED, reason="Checking"
+    )
+    assert_cells_are_the_listings()
+    pending = next(listing for listing in listings if listing.status == PropertyStatus.PENDING)
+    services.property_change_status(property=pending, by=admin, status=PropertyStatus.AVAILABLE)
+    assert_cells_are_the_listings()
+    Property.objects.filter(pk__in=[public[2].pk, public[3].pk]).update(
+        kind="office", transaction_type=TransactionType.RENT
+    )
+    assert_cells_are_the_listings()
+    services.property_delete(property=public[4], by=admin)
+    assert_cells_are_the_listings()
+    Property.objects.filter(latitude__gt=41).delete()
+
+    # then the cells are the listings' own
+    assert_cells_are_the_listings()
+
+
+def test_a_cell_emptied_of_its_listings_adds_nothing(anonymous_client, admin):
+    # given one listing alone in its cells
+    alone = ListingFactory(latitude=10.5, longitude=10.5)
+
+    # when it is hidden
+    services.property_change_status(
+        property=alone, by=admin, status=PropertyStatus.SUSPENDED, reason="Checking"
+    )
+
+    # then its cells hold nothing, and the clusters nothing
+    assert_cells_are_the_listings()
+    params = search_params({"bbox": "0,0,20,20"})
+    assert listing_clusters(viewer=AnonymousUser(), params=params, zoom=5).clusters == []
+
+
+def test_cells_follow_the_bulk_seeders_copy(settings, tmp_path):
+    settings.MEDIA_ROOT = str(tmp_path)
+
+    bulk_seed(count=60, images_per_property=1, seed=11, workers=0, progress=False)
+
+    assert_cells_are_the_listings()
+
+
+def test_the_installed_trigger_function_is_the_sql_files():
+    written = re.search(
+        r"CREATE OR REPLACE FUNCTION listings_map_cells_follow\(.*?AS (\$\w*\$)(.*?)\1",
+        cells.SQL_FILE.read_text(),
+        re.DOTALL,
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = 'listings_map_cells_follow'")
+        (installed,) = cursor.fetchone()
+    assert installed == written.group(2)
+
+
+def random_view(rng: random.Random) -> tuple[int, dict]:
+    """A zoom and a map view over the towns: sometimes world-wide, sometimes with its edges
+    on the cells' own edges, sometimes filtered."""
+    zoom = rng.randint(3, 12)
+    shape = rng.choice(("around", "around", "on the edges", "world"))
+    query: dict[str, str] = {}
+    if shape != "world" or zoom > 4:
+        latitude, longitude = rng.choice(CENTRES)
+        half = rng.uniform(0.2, 3.0) * 64 / 2**zoom
+        if shape == "on the edges":
+            # A view whose edges are a finer grid's cell edges, exactly.
+            size = cell_size(cells.level_for(zoom))
+            south = math.floor((latitude - half) / size) * size
+            west = math.floor((longitude - half) / size) * size
+            box = (west, south, west + size * rng.randint(1, 40), south + size * rng.randint(1, 40))
+        else:
+            box = (longitude - half, latitude - half, longitude + half, latitude + half)
+        query["bbox"] = ",".join(repr(number) for number in box)
+    if rng.random() < 0.4:
+        query["transactionType"] = rng.choice(TransactionType.values)
+    if rng.random() < 0.3:
+        query["type"] = rng.choice(["house", "apartment", "land"])
+    return zoom, query
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_clusters_from_the_cells_are_those_of_the_listings(seed):
+    # given listings round four towns, some on the finer grid's cell edges
+    rng = random.Random(seed)
+    generate_listings(rng, 70)
+    for level in MAP_CELL_LEVELS:
+        latitude, longitude = rng.choice(CENTRES)
+        size = cell_size(level)
+        ListingFactory(
+            latitude=math.floor(latitude / size) * size,
+            longitude=math.floor(longitude / size) * size,
+        )
+
+    # when views are asked for at every zoom the cells serve
+    from_cells = 0
+    for _ in range(40):
+        zoom, query = random_view(rng)
+        params = search_params(query)
+        search = celled_search(params, zoom)
+        assert search is not None
+        size = cell_size(cells.level_for(zoom))
+        inside = cells.inside(search.box, size)
+        from_cells += inside is not None and cells.worth_it(search.box, inside, size)
+        got = listing_clusters(viewer=AnonymousUser(), params=params, zoom=zoom)
+
+        # then each is the grouping of the view's listings, cluster by cluster
+        grouped = grouped_listings(search_filtered(viewer=AnonymousUser(), params=params), zoom)
+        order = sorted(grouped, key=lambda key: (-grouped[key].count, key))
+        assert [cluster.count for cluster in got.clusters] == [
+            grouped[key].count for key in order
+        ], query
+        for cluster, key in zip(got.clusters, order, strict=True):
+            totals = grouped[key]
+            assert (cluster.west, cluster.south, cluster.east, cluster.north) == (
+                totals.west,
+                totals.south,
+                totals.east,
+                totals.north,
+            )
+            assert cluster.lowest_price == totals.lowest_price
+            assert cluster.latitude == pytest.approx(totals.latitude_sum / totals.count)
+            assert cluster.longitude == pytest.approx(totals.longitude_sum / totals.count)
+    # Most views were added up from the cells (the others are grouped as the reference is).
+    assert from_cells >= 20
