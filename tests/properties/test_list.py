@@ -443,15 +443,16 @@ def test_outside_a_transaction_the_counts_timeout_ends_with_the_count():
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_a_timeout_firing_as_a_count_ends_never_cancels_the_next_statement():
-    # given counts whose work ranges around their 1 ms limit (a series of 400 to 16,000
-    # numbers counted for the one listing), so that the timeout fires now during one, now
-    # just as it ends
+    # given counts whose work ranges around their 1 ms limit (a series of 400 to 111,000
+    # numbers counted for the one listing, 10 % more each time: a fast machine counts
+    # 16,000 within the limit), so that the timeout fires now during one, now just as it
+    # ends
     ListingFactory()
     outcomes = {"counted": 0, "given up": 0}
 
     # when each is counted, followed by a read on the same connection
     for attempt in range(600):
-        numbers = 400 * (1 + attempt % 40)
+        numbers = int(400 * 1.1 ** (attempt % 60))
         work = Property.objects.extra(
             where=["(SELECT count(*) FROM generate_series(1, %s)) > 0"], params=[numbers]
         )
