@@ -156,7 +156,7 @@ def where_clause(params: dict[str, str]) -> tuple[str, list]:
         vertices = zip(longitudes, latitudes, strict=True)
         arguments.append("(" + ",".join(f"({x!r},{y!r})" for x, y in vertices) + ")")
     if params.get("q"):
-        conditions.append(f"{SEARCH} @@ websearch_to_tsquery('simple'::regconfig, %s)")
+        conditions.append(f"{SEARCH} @@ websearch_to_tsquery('simple_unaccent'::regconfig, %s)")
         arguments.append(params["q"])
     return " AND ".join(conditions), arguments
 
@@ -206,7 +206,7 @@ def list_page(params: dict[str, str], host: str) -> bytes:
         order = SORTS[params["sort"]]
     elif params.get("q"):
         order = (
-            f"ts_rank({SEARCH}, websearch_to_tsquery('simple'::regconfig, %s)) DESC, "
+            f"ts_rank({SEARCH}, websearch_to_tsquery('simple_unaccent'::regconfig, %s)) DESC, "
             "p.created_at DESC, p.id DESC"
         )
     else:

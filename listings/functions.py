@@ -2,9 +2,11 @@
 
 SQLite's LOWER() lowercases ASCII letters only: LOWER('MÁLAGA') is 'mÁlaga', so a town
 written in capitals with an accent was never found by its name on SQLite. `unicode_lower`
-is Python's str.lower, and `point_in_polygon` answers PostgreSQL's `point <@ polygon`
-(listings.geometry); both are registered on every SQLite connection when it opens (Django's
-connection_created signal, the documented place for it; ListingsConfig.ready connects it).
+is Python's str.lower, `folded` is a text without accents, lowercased (as PostgreSQL's
+text search reads it: listings.models.SEARCH_CONFIG), and `point_in_polygon` answers
+PostgreSQL's `poly_contain_pt` (listings.geometry); they are registered on every SQLite
+connection when it opens (Django's connection_created signal, the documented place for it;
+ListingsConfig.ready connects it).
 """
 
 from django.db.backends.signals import connection_created
@@ -12,6 +14,7 @@ from django.db.models import BooleanField, F, Func, Value
 from django.db.models.functions import Lower
 
 from listings.geometry import Polygon, parse_polygon
+from listings.text import folded
 
 
 class TownKey(Lower):
@@ -22,6 +25,14 @@ class TownKey(Lower):
 
     def as_sqlite(self, compiler, connection, **extra_context):
         return self.as_sql(compiler, connection, function="UNICODE_LOWER", **extra_context)
+
+
+class Folded(Func):
+    """A text without accents, lowercased (SQLite: the registered folded(); the free-text
+    search's fallback compares words with it)."""
+
+    function = "FOLDED"
+    arity = 1
 
 
 class InPolygon(Func):
@@ -61,10 +72,15 @@ def register_sqlite_functions(sender, connection, **kwargs) -> None:
         connection.connection.create_function(
             "point_in_polygon", 3, _point_in_polygon, deterministic=True
         )
+        connection.connection.create_function("folded", 1, _folded, deterministic=True)
 
 
 def _lower(value: str | None) -> str | None:
     return None if value is None else value.lower()
+
+
+def _folded(value: str | None) -> str | None:
+    return None if value is None else folded(value)
 
 
 def _point_in_polygon(polygon: str, longitude: float, latitude: float) -> bool:

@@ -114,9 +114,10 @@ def _length_between(field: str, low: int, high: int) -> models.Q:
     return Q(GreaterThanOrEqual(Length(field), low)) & Q(LessThanOrEqual(Length(field), high))
 
 
-# What `q` searches (GET /properties), with PostgreSQL's "simple" configuration: words as
-# written, lower-cased, no stemming, whatever the listing's language.
-SEARCH_CONFIG = "simple"
+# What `q` searches (GET /properties), with a text search configuration of PostgreSQL made by
+# migration 0022: "simple" (words as written, lower-cased, no stemming, whatever the
+# listing's language) after unaccent ("Malaga" finds "Málaga").
+SEARCH_CONFIG = "simple_unaccent"
 SEARCH_FIELDS = ("title", "description", "address", "municipality")
 
 

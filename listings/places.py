@@ -21,13 +21,13 @@ prefixes levenshtein() from fuzzystrmatch then compares (docs/performance.md). E
 (SQLite, for development) the same answer is made in Python from the public listings.
 """
 
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 from django.db import connections
 
 from listings.models import PUBLIC_LISTING, Place, Property
+from listings.text import folded
 
 # The triggers, their functions and the rebuild of the places.
 SQL_FILE = Path(__file__).resolve().parent / "sql" / "places.sql"
@@ -47,13 +47,6 @@ class Suggestion:
 
     name: str
     listings: int
-
-
-def folded(text: str) -> str:
-    """Text as names are compared with it: without accents, lowercased (the SQL file's
-    listings_place_folded(), with PostgreSQL's unaccent)."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(letter for letter in decomposed if not unicodedata.combining(letter)).lower()
 
 
 def levenshtein(first: str, second: str) -> int:

@@ -12,12 +12,14 @@ from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connections
 from django.db.models import F, FloatField, Q, QuerySet, Value
 from django.db.models.functions import ASin, Cos, Power, Radians, Sin, Sqrt
+from django.db.models.lookups import Contains
 
 from accounts.models import User
-from listings.functions import InPolygon, TownKey
+from listings.functions import Folded, InPolygon, TownKey
 from listings.models import SEARCH_CONFIG, SEARCH_FIELDS, Property
 from listings.search.params import DEFAULT_ORDER, SORTS, Box, Circle, SearchParams
 from listings.selectors import property_visible_to
+from listings.text import folded
 
 EARTH_RADIUS_KM = 6371.0088
 # About 0.1 m: widens the pre-filter box of a radius search past rounding errors.
@@ -81,14 +83,14 @@ def around_circle(circle: Circle) -> Q:
 
 def _text_condition(text: str, database: str) -> Q:
     """`q`: PostgreSQL's full-text search on the stored search document; elsewhere every
-    word must appear, in any case, in one of the searched fields."""
+    word must appear, accents and case aside, in one of the searched fields."""
     if connections[database].vendor == "postgresql":
         return Q(search_document=web_search(text))
     condition = Q()
-    for word in text.split():
+    for word in folded(text).split():
         anywhere = Q()
         for field in SEARCH_FIELDS:
-            anywhere |= Q(**{f"{field}__icontains": word})
+            anywhere |= Q(Contains(Folded(F(field)), word))
         condition &= anywhere
     return condition
 

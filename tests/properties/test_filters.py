@@ -318,6 +318,36 @@ def test_filter_q_searches_title_description_address_and_municipality(
     assert found == {searchable_listings[field].id for field in expected}
 
 
+@pytest.mark.parametrize("text", ["malaga", "MALAGA", "Málaga", "máLAGA", "malága"])
+def test_filter_q_finds_words_whatever_their_accents(anonymous_client, text):
+    # given listings with accented words in each searched field, and one without them
+    listings = {
+        ListingFactory(title="Ático en Málaga").id,
+        ListingFactory(description="Vistas a la bahía de MÁLAGA.").id,
+        ListingFactory(address="Calle Málaga 3").id,
+        ListingFactory(municipality="Málaga").id,
+    }
+    ListingFactory(title="Ático en Madrid", municipality="Madrid")
+
+    # when
+    found = listed_ids(anonymous_client, {"q": text})
+
+    # then
+    assert found == listings
+
+
+def test_filter_q_of_several_words_folds_each(anonymous_client):
+    # given
+    wanted = ListingFactory(title="Ático con jardín", municipality="A Coruña")
+    ListingFactory(title="Ático", municipality="A Coruña")
+
+    # when
+    found = listed_ids(anonymous_client, {"q": "atico jardin coruna"})
+
+    # then
+    assert found == {wanted.id}
+
+
 def test_filter_q_of_only_spaces_filters_nothing(anonymous_client, searchable_listings):
     # given the searchable listings
 

@@ -12,7 +12,7 @@ factories. Nothing of the search's own code (filters, groups, statements, pagina
 selectors, views) is imported, so the test holds whatever implements the search.
 
 Free text (`q`) is generated only as whole words for which PostgreSQL's full-text rule
-(tokens of the 'simple' configuration) and SQLite's rule (each word inside one of the
+(tokens of the 'simple' configuration after unaccent) and SQLite's rule (each word inside one of the
 four fields, any case) agree on this catalogue, so that one reference serves both
 databases. A `q` search without `sort` is ordered by relevance on PostgreSQL: only its
 set of results is compared (every page is read), not its order.
@@ -24,6 +24,7 @@ import itertools
 import math
 import random
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from decimal import Decimal
@@ -126,6 +127,12 @@ STATUS_WEIGHTS = {"AVAILABLE": 50, "DONE": 15, "PENDING": 20, "SUSPENDED": 15}
 # --- The catalogue -------------------------------------------------------------------------
 
 
+def fold(text: str) -> str:
+    """Without accents, lowercased: how both databases compare searched words."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(letter for letter in decomposed if not unicodedata.combining(letter)).lower()
+
+
 @dataclasses.dataclass(frozen=True)
 class Listing:
     """A stored listing as the reference reads it: the columns searches look at."""
@@ -148,15 +155,16 @@ class Listing:
     created_at: datetime.datetime
 
     def words(self) -> set[str]:
-        """The whole words of the searched fields, lower-cased, as PostgreSQL's 'simple'
-        text search configuration splits them."""
+        """The whole words of the searched fields, without accents, lower-cased, as the
+        text search configuration (PostgreSQL's 'simple' after unaccent) splits them."""
         text = " ".join((self.title, self.description, self.address, self.municipality))
-        return set(re.findall(r"[^\W_]+", text.lower()))
+        return set(re.findall(r"[^\W_]+", fold(text)))
 
     def contains(self, word: str) -> bool:
-        """Whether `word` appears, in any case, inside one of the searched fields."""
+        """Whether `word` appears, accents and case aside, inside one of the searched
+        fields."""
         fields = (self.title, self.description, self.address, self.municipality)
-        return any(word in field.lower() for field in fields)
+        return any(fold(word) in fold(field) for field in fields)
 
     def summary(self) -> str:
         return (
@@ -404,7 +412,7 @@ def matches(listing: Listing, parameters: dict[str, str]) -> bool:
         "ownerId": lambda value: listing.owner_id == value,
         "categoryId": lambda value: listing.category_id == value,
         "status": lambda value: listing.status == value,
-        "q": lambda value: set(value.lower().split()) <= listing.words(),
+        "q": lambda value: set(fold(value).split()) <= listing.words(),
         "minArea": lambda value: listing.area >= Decimal(value),
         "maxArea": lambda value: listing.area <= Decimal(value),
         "minBedrooms": lambda value: (
