@@ -90,6 +90,10 @@ SEARCH_COLUMNS = (
     "municipality",
     "created_at",
     "id",
+    # A map search's box, circle or drawn area: a walk along the date tests it in the index
+    # (a town's box, newest first: 0.24 ms instead of 34 ms reading each row passed).
+    "latitude",
+    "longitude",
 )
 
 
@@ -220,7 +224,11 @@ class Property(TimestampedModel):
             # 1,000,000 listings.)
             models.Index(fields=["status", "-created_at", "-id"], name="listings_prop_status_idx"),
             models.Index(Lower("municipality"), "status", name="listings_prop_municipality_idx"),
-            models.Index(fields=["latitude", "longitude"], name="listings_prop_lat_lng_idx"),
+            # (An index on latitude and longitude of every listing was dropped: for a town's
+            # box the planner, estimating a handful of matches, preferred it, small as it is,
+            # to the public box indexes below, and read each match from the table: 37 ms
+            # instead of 2.1 ms at 1,000,000 listings. Administrators' map searches, which
+            # see hidden listings too, read the table.)
             # Searches of the public (what anonymous visitors and customers see), each index
             # ending with the search columns it does not lead with (public_index). Counts of
             # kind / transaction / town / price combinations read the town index alone; the

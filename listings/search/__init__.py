@@ -10,7 +10,8 @@ listings call `listing_search`. Its path, each step in one module:
    the page's offset within the result window (search_page).
 2. query.py: the listings the viewer may see that match, in the search's order.
 3. counting.py: how many (exact up to a limit, then an estimate; groups.py counts public
-   searches from groups of listings PostgreSQL keeps).
+   searches from groups of listings PostgreSQL keeps, cells.py those on a map box from its
+   map cells).
 4. pages.py: the page's ids, then their rows (listings.selectors.property_list_rows).
 5. For viewers who see only public listings, the result, and apart from it the search's
    count (the same for every page and order), are kept in the shared cache of public reads
@@ -23,6 +24,7 @@ from dataclasses import dataclass, replace
 
 from accounts.models import User
 from listings.cache import public_read
+from listings.search.cells import celled_search
 from listings.search.counting import search_count
 from listings.search.groups import grouped_search
 from listings.search.pages import page_ids
@@ -34,6 +36,7 @@ from listings.search.params import (
     search_params,
     search_query,
 )
+from listings.search.plans import planned_for_its_values
 from listings.search.query import search_matches
 from listings.selectors import property_list_rows, viewer_sees_only_public
 
@@ -73,21 +76,46 @@ Reader = Callable[[list[str]], list]
 def _search(
     *, viewer: User, params: SearchParams, page: int, limit: int, read: Reader
 ) -> SearchResult:
-    offset = (page - 1) * limit
     matches = search_matches(viewer=viewer, params=params)
+    if not located(params):
+        return _count_and_page(
+            viewer=viewer, params=params, matches=matches, page=page, limit=limit, read=read
+        )
+    # Where on the map decides how a map search is best read (listings.search.plans).
+    with planned_for_its_values(matches.db):
+        return _count_and_page(
+            viewer=viewer, params=params, matches=matches, page=page, limit=limit, read=read
+        )
+
+
+def located(params: SearchParams) -> bool:
+    """Whether the search is a map search: a box, a circle or a drawn area."""
+    return not (params.box is None and params.circle is None and params.polygon is None)
+
+
+def _count_and_page(
+    *, viewer: User, params: SearchParams, matches, page: int, limit: int, read: Reader
+) -> SearchResult:
+    offset = (page - 1) * limit
     if viewer_sees_only_public(viewer):
         # A count depends on neither the page nor the order: a visitor paging through a
         # search, or sorting it, asks for the same count again, which is most of what a
         # page costs the database.
         count = public_read(
             ("count", replace(params, sort=None)),
-            lambda: search_count(matches, grouped=grouped_search(params)),
+            lambda: search_count(
+                matches, grouped=grouped_search(params), celled=celled_search(params)
+            ),
         )
     else:
         count = search_count(matches, grouped=None)
     past_the_end = count.exact and offset >= count.total
     # A page past an estimated total is still read: the estimate may be short.
-    ids = [] if past_the_end else page_ids(matches, count=count, offset=offset, limit=limit)
+    ids = (
+        []
+        if past_the_end
+        else page_ids(matches, count=count, offset=offset, limit=limit, located=located(params))
+    )
     return SearchResult(read(ids), count.total, count.exact, page, limit)
 
 

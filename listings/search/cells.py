@@ -34,11 +34,12 @@ from django.db.models.functions import Floor
 
 from listings.models import MapCell
 from listings.search.params import Box, SearchParams
+from listings.search.plans import planned_for_its_values
 
 # The zooms of the stored grids; a cluster at zoom z is added up from the first level at
 # or past z. Changing them means changing the SQL file too (a test compares), and a
 # migration that runs it again.
-MAP_CELL_LEVELS = (9, 12)
+MAP_CELL_LEVELS = (9, 12, 15)
 SQL_FILE = Path(__file__).resolve().parent.parent / "sql" / "map_cells.sql"
 # How far (relative to the coordinate) a view's edge must lie outside a cell for the cell to
 # be inside the view: far more than floating point's rounding (2e-16), far less than a
@@ -62,8 +63,9 @@ class CelledSearch:
     box: Box | None
 
 
-def celled_search(params: SearchParams, zoom: int) -> CelledSearch | None:
-    """The search as the cells answer it at this zoom, or None when they cannot."""
+def celled_search(params: SearchParams, zoom: int | None = None) -> CelledSearch | None:
+    """The search as the cells answer it (its clusters at `zoom`, or without one its count),
+    or None when they cannot."""
     others = (
         params.text,
         params.min_price,
@@ -78,7 +80,9 @@ def celled_search(params: SearchParams, zoom: int) -> CelledSearch | None:
         params.circle,
         params.polygon,
     )
-    if any(value not in (None, "") for value in others) or zoom > MAP_CELL_LEVELS[-1]:
+    if any(value not in (None, "") for value in others):
+        return None
+    if zoom is not None and zoom > MAP_CELL_LEVELS[-1]:
         return None
     if params.box is not None and params.box.west > params.box.east:
         return None
@@ -187,16 +191,26 @@ def grouped_listings(listings: QuerySet, zoom: int) -> dict[tuple[int, int], Tot
     }
 
 
+# Up to this many rows, a view's cells are sought row by row.
+ROW_BY_ROW = 256
+
+
+def rows_and_columns(cells: Inside) -> Q:
+    """The stored cells inside: a range of columns in each of the rows. The cells' index
+    leads with the level, the row and the column: a range of rows would read every column
+    of those rows (the width of the map) for the few inside, so each row is sought with its
+    own range of columns (`row IN (...)`: a town's box at zoom 15, 12 ms to 1 ms)."""
+    columns = Q(column__range=(cells.first_column, cells.last_column))
+    if cells.last_row - cells.first_row < ROW_BY_ROW:
+        return Q(row__in=range(cells.first_row, cells.last_row + 1)) & columns
+    return Q(row__range=(cells.first_row, cells.last_row)) & columns
+
+
 def _stored_cells(search: CelledSearch, level: int, zoom: int, cells: Inside) -> QuerySet:
     """The level's stored cells inside the view, added up by cluster at the zoom."""
     # Cell numbers divided as floats: integer division would round towards zero.
     factor = Value(float(2 ** (level - zoom)), output_field=FloatField())
-    stored = MapCell.objects.filter(
-        level=level,
-        listings__gt=0,
-        row__range=(cells.first_row, cells.last_row),
-        column__range=(cells.first_column, cells.last_column),
-    )
+    stored = MapCell.objects.filter(rows_and_columns(cells), level=level, listings__gt=0)
     if search.transaction_type is not None:
         stored = stored.filter(transaction_type=search.transaction_type)
     if search.kind is not None:
@@ -276,6 +290,34 @@ def celled_totals(
             else:
                 totals[key] = part
     return totals
+
+
+def celled_count(search: CelledSearch, listings: QuerySet) -> int | None:
+    """How many listings a public search on a box matches (`listings`, its matches),
+    exactly: a grid's stored cells inside the box and the listings of the strips along its
+    edges (five statements, each from an index alone); None without a box, or when even the
+    finest grid's inside cells cover too little of it. A town's box counted from its matches
+    took 16 to 26 ms, and was given up for an estimate at 25 ms; from the cells, 2 to 5 ms."""
+    if search.box is None:
+        return None
+    # The coarsest grid whose inside cells cover most of the box: the fewest cells to add.
+    for level in MAP_CELL_LEVELS:
+        size = cell_size(level)
+        cells = inside(search.box, size)
+        if cells is not None and worth_it(search.box, cells, size):
+            break
+    else:
+        return None
+    stored = MapCell.objects.filter(rows_and_columns(cells), level=level)
+    if search.transaction_type is not None:
+        stored = stored.filter(transaction_type=search.transaction_type)
+    if search.kind is not None:
+        stored = stored.filter(kind=search.kind)
+    with planned_for_its_values(listings.db):
+        total = stored.aggregate(listings=Sum("listings"))["listings"] or 0
+        for strip in _along_the_edges(listings, search.box, level, cells):
+            total += strip.count()
+    return total
 
 
 def install(schema_editor) -> None:

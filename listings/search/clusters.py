@@ -18,17 +18,16 @@ its zoom is refused: zoom out, or send the map's box.
 """
 
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from django.db import connections, transaction
+from django.db import connections
 
 from accounts.models import User
 from listings.cache import public_read
 from listings.search.cells import cell_size, celled_search, celled_totals, grouped_listings
 from listings.search.params import Refusal, SearchParams, SearchParamsInvalid
+from listings.search.plans import planned_for_its_values
 from listings.search.query import search_filtered
 from listings.selectors import viewer_sees_only_public
 
@@ -87,25 +86,6 @@ def check_cluster_grid(*, params: SearchParams, zoom: int) -> None:
             " zoom out, or send the map's bbox."
         )
         raise SearchParamsInvalid({"zoom": [Refusal(message, "max_value")]})
-
-
-@contextmanager
-def planned_for_its_values(database: str) -> Iterator[None]:
-    """Statements run inside are planned for their values every time (PostgreSQL).
-
-    psycopg prepares a statement a connection runs five times, and PostgreSQL may then plan
-    it once for any values. A view's cells and listings are found by the ranges of its
-    values: planned without them, a whole-country view's strips read the whole view (1.9 s
-    instead of 0.2 ms at 1,000,000 listings), and which plan a connection kept depended on
-    the views it was asked first (the benchmark's clusters ran at 56 or at 116 requests a
-    second). The setting is local to a transaction of its own, which ends with the block.
-    """
-    if connections[database].vendor != "postgresql":
-        yield
-        return
-    with transaction.atomic(using=database), connections[database].cursor() as cursor:
-        cursor.execute("SELECT set_config('plan_cache_mode', 'force_custom_plan', true)")
-        yield
 
 
 def _clusters(*, viewer: User, params: SearchParams, zoom: int) -> Clusters:

@@ -9,8 +9,10 @@ its count. SQLite has no estimate and counts exactly.
 
 A public search whose criteria the trigger-kept groups hold is counted from them
 (listings.search.groups): a few hundred rows instead of its matches, exact however large
-without a price range. A count that runs into its timeout is rolled back with its own
-transaction, so its cancellation never reaches another statement (first_row_within).
+without a price range. A public search on a map box (with a transaction and a kind at most)
+is counted, exactly, from the map cells (listings.search.cells.celled_count). A count that
+runs into its timeout is rolled back with its own transaction, so its cancellation never
+reaches another statement (first_row_within).
 """
 
 from collections.abc import Sequence
@@ -20,6 +22,7 @@ from django.conf import settings
 from django.db import OperationalError, connections, transaction
 from django.db.models import QuerySet, Value
 
+from listings.search.cells import CelledSearch, celled_count
 from listings.search.groups import GroupedSearch, bounds_statement, outside_parts
 
 # SQLSTATE of a statement cancelled by statement_timeout.
@@ -178,11 +181,31 @@ def _count_from_groups(listings: QuerySet, search: GroupedSearch) -> SearchCount
     return SearchCount(max(limit + 1, (low + high) // 2), False, table_rows)
 
 
-def search_count(listings: QuerySet, *, grouped: GroupedSearch | None) -> SearchCount:
+def _table_rows(listings: QuerySet) -> int:
+    """The planner's idea of the listings table's size (pg_class.reltuples)."""
+    with connections[listings.db].cursor() as cursor:
+        cursor.execute(
+            "SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass",
+            [listings.model._meta.db_table],
+        )
+        return cursor.fetchone()[0]
+
+
+def search_count(
+    listings: QuerySet,
+    *,
+    grouped: GroupedSearch | None,
+    celled: CelledSearch | None = None,
+) -> SearchCount:
     """How many listings the search matches (`listings`, its matches as the viewer sees
-    them); `grouped`: the search as the groups count it, for a viewer who sees only public
-    listings (None otherwise)."""
+    them); `grouped` and `celled`: the search as the groups and the map cells count it, for
+    a viewer who sees only public listings (None otherwise)."""
     unordered = listings.order_by()
-    if grouped is not None and connections[listings.db].vendor == "postgresql":
-        return _count_from_groups(unordered, grouped)
+    if connections[listings.db].vendor == "postgresql":
+        if grouped is not None:
+            return _count_from_groups(unordered, grouped)
+        if celled is not None:
+            total = celled_count(celled, unordered)
+            if total is not None:
+                return SearchCount(total, True, _table_rows(unordered))
     return _count_matches(unordered)

@@ -48,7 +48,9 @@ def sorted_after_filtering(listings: QuerySet) -> QuerySet:
     return listings.order_by(*order)
 
 
-def sorts_whole(listings: QuerySet, *, count: SearchCount, offset: int, limit: int) -> bool:
+def sorts_whole(
+    listings: QuerySet, *, count: SearchCount, offset: int, limit: int, located: bool = False
+) -> bool:
     """Whether the page's ids are read by sorting the matches rather than walking the index
     of the order.
 
@@ -60,11 +62,19 @@ def sorts_whole(listings: QuerySet, *, count: SearchCount, offset: int, limit: i
     the exact-count limit are never sorted: sorting costs more than reading them, and such a
     search is broad enough for the walk ("houses to rent" by price, 20,000 of them: sorted
     55 ms, walked 1 ms).
+
+    A map search (`located`: a box, a circle or a drawn area) is sorted whenever its count
+    is exact and within the limit: the orders' indexes do not hold the coordinates, so a
+    walk reads each row it passes from the table to test them, while the map's matches are
+    read from a box index alone (a town's 3,445 listings for sale, newest first: walked
+    45 ms, sorted 2 to 4 ms).
     """
     if not count.exact or not count.table_rows:
         return False
     if count.total > settings.PROPERTY_LIST_EXACT_COUNT_LIMIT:
         return False
+    if located:
+        return True
     order = listings.query.order_by
     leading = order[0].lstrip("-") if order and isinstance(order[0], str) else None
     unevenness = WALK_UNEVENNESS_BY_COLUMN.get(leading, WALK_UNEVENNESS)
@@ -72,8 +82,11 @@ def sorts_whole(listings: QuerySet, *, count: SearchCount, offset: int, limit: i
     return count.total * count.total < walk
 
 
-def page_ids(listings: QuerySet, *, count: SearchCount, offset: int, limit: int) -> list[str]:
-    """The ids of the listings of one page of the search, in its order: one statement."""
-    if sorts_whole(listings, count=count, offset=offset, limit=limit):
+def page_ids(
+    listings: QuerySet, *, count: SearchCount, offset: int, limit: int, located: bool = False
+) -> list[str]:
+    """The ids of the listings of one page of the search, in its order: one statement.
+    `located`: a map search (sorts_whole)."""
+    if sorts_whole(listings, count=count, offset=offset, limit=limit, located=located):
         listings = sorted_after_filtering(listings)
     return list(listings.values_list("pk", flat=True)[offset : offset + limit])

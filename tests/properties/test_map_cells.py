@@ -117,9 +117,9 @@ def generate_listings(rng: random.Random, count: int) -> list[Property]:
 
 def test_the_sql_file_keeps_the_levels_of_the_code():
     text = cells.SQL_FILE.read_text()
-    grids = re.findall(r"VALUES \(9\), \(12\)", text)
+    grids = re.findall(r"VALUES \(9\), \(12\), \(15\)", text)
     assert len(grids) == 3
-    assert MAP_CELL_LEVELS == (9, 12)
+    assert MAP_CELL_LEVELS == (9, 12, 15)
 
 
 def test_cells_follow_every_kind_of_write_to_listings(admin):
@@ -260,3 +260,33 @@ def test_clusters_from_the_cells_are_those_of_the_listings(seed):
             assert cluster.longitude == pytest.approx(totals.longitude_sum / totals.count)
     # Most views were added up from the cells (the others are grouped as the reference is).
     assert from_cells >= 20
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_box_counts_from_the_cells_are_the_matches(seed):
+    # given listings round four towns, some on every grid's cell edges
+    rng = random.Random(seed)
+    generate_listings(rng, 70)
+    for level in MAP_CELL_LEVELS:
+        latitude, longitude = rng.choice(CENTRES)
+        size = cell_size(level)
+        ListingFactory(
+            latitude=math.floor(latitude / size) * size,
+            longitude=math.floor(longitude / size) * size,
+        )
+
+    # when boxes of every size are counted
+    from_cells = 0
+    for _ in range(40):
+        _zoom, query = random_view(rng)
+        if "bbox" not in query:
+            continue
+        params = search_params(query)
+        matches = search_filtered(viewer=AnonymousUser(), params=params)
+        counted = cells.celled_count(celled_search(params), matches)
+
+        # then each count from the cells is the number of matches
+        if counted is not None:
+            from_cells += 1
+            assert counted == matches.count(), query
+    assert from_cells >= 15
