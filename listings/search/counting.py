@@ -181,16 +181,6 @@ def _count_from_groups(listings: QuerySet, search: GroupedSearch) -> SearchCount
     return SearchCount(max(limit + 1, (low + high) // 2), False, table_rows)
 
 
-def _table_rows(listings: QuerySet) -> int:
-    """The planner's idea of the listings table's size (pg_class.reltuples)."""
-    with connections[listings.db].cursor() as cursor:
-        cursor.execute(
-            "SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass",
-            [listings.model._meta.db_table],
-        )
-        return cursor.fetchone()[0]
-
-
 def search_count(
     listings: QuerySet,
     *,
@@ -204,8 +194,8 @@ def search_count(
     if connections[listings.db].vendor == "postgresql":
         if grouped is not None:
             return _count_from_groups(unordered, grouped)
-        if celled is not None:
-            total = celled_count(celled, unordered)
-            if total is not None:
-                return SearchCount(total, True, _table_rows(unordered))
+        counted = celled_count(celled, unordered) if celled is not None else None
+        if counted is not None:
+            total, table_rows = counted
+            return SearchCount(total, True, table_rows)
     return _count_matches(unordered)
