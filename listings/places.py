@@ -28,6 +28,7 @@ from django.db import connections
 
 from listings.models import PUBLIC_LISTING, Place, Property
 from listings.text import folded
+from listings.triggers import install_sql_file, uninstall_triggers
 
 # The triggers, their functions and the rebuild of the places.
 SQL_FILE = Path(__file__).resolve().parent / "sql" / "places.sql"
@@ -147,21 +148,17 @@ def place_suggestions(*, text: str, limit: int = DEFAULT_SUGGESTIONS) -> list[Su
 
 def install(schema_editor) -> None:
     """Install the triggers and rebuild the places (a migration's step; PostgreSQL only)."""
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(SQL_FILE.read_text(encoding="utf-8"), params=None)
+    install_sql_file(schema_editor, SQL_FILE)
 
 
 def uninstall(schema_editor) -> None:
     """Remove the triggers and their functions (reversing the migration that made them)."""
-    if schema_editor.connection.vendor != "postgresql":
-        return
-    for operation in ("insert", "update", "delete", "truncate"):
-        schema_editor.execute(
-            f"DROP TRIGGER IF EXISTS listings_places_{operation} ON listings_property"
-        )
-    for function in (
-        "listings_places_follow()",
-        "listings_places_clear()",
-        "listings_place_folded(text)",
-    ):
-        schema_editor.execute(f"DROP FUNCTION IF EXISTS {function}")
+    uninstall_triggers(
+        schema_editor,
+        prefix="listings_places",
+        functions=(
+            "listings_places_follow()",
+            "listings_places_clear()",
+            "listings_place_folded(text)",
+        ),
+    )

@@ -38,6 +38,7 @@ from django.db.models.functions import Floor
 
 from listings.models import MapCell
 from listings.search.params import Box, SearchParams
+from listings.triggers import install_sql_file, uninstall_triggers
 
 # The zooms of the stored grids; a cluster at zoom z is added up from the first level at
 # or past z. Changing them means changing the SQL file too (a test compares), and a
@@ -338,21 +339,17 @@ def celled_count(search: CelledSearch, listings: QuerySet) -> tuple[int, int] | 
 
 def install(schema_editor) -> None:
     """Install the triggers and rebuild the cells (a migration's step; PostgreSQL only)."""
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(SQL_FILE.read_text(encoding="utf-8"), params=None)
+    install_sql_file(schema_editor, SQL_FILE)
 
 
 def uninstall(schema_editor) -> None:
     """Remove the triggers and their functions (reversing the migration that made them)."""
-    if schema_editor.connection.vendor != "postgresql":
-        return
-    for operation in ("insert", "update", "delete", "truncate"):
-        schema_editor.execute(
-            f"DROP TRIGGER IF EXISTS listings_map_cells_{operation} ON listings_property"
-        )
-    for function in (
-        "listings_map_cells_follow()",
-        "listings_map_cells_clear()",
-        "listings_map_cell_size(integer)",
-    ):
-        schema_editor.execute(f"DROP FUNCTION IF EXISTS {function}")
+    uninstall_triggers(
+        schema_editor,
+        prefix="listings_map_cells",
+        functions=(
+            "listings_map_cells_follow()",
+            "listings_map_cells_clear()",
+            "listings_map_cell_size(integer)",
+        ),
+    )

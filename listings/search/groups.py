@@ -28,6 +28,7 @@ from django.db.models import Q, QuerySet
 
 from listings.models import PublicListingGroup
 from listings.search.params import SearchParams
+from listings.triggers import install_sql_file, uninstall_triggers
 
 # The bands' lower edges: 10 EUR to 820,000,000 EUR in twelve steps a decade (the E12
 # series), about 20 % apart. Band i holds prices from edge i - 1 (0 for the first) up to
@@ -192,22 +193,18 @@ def outside_parts(search: GroupedSearch, listings: QuerySet) -> list[QuerySet]:
 
 def install(schema_editor) -> None:
     """Install the triggers and rebuild the groups (a migration's step; PostgreSQL only)."""
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(SQL_FILE.read_text(encoding="utf-8"), params=None)
+    install_sql_file(schema_editor, SQL_FILE)
 
 
 def uninstall(schema_editor) -> None:
     """Remove the triggers and their functions (reversing the migration that made them)."""
-    if schema_editor.connection.vendor != "postgresql":
-        return
-    for operation in ("insert", "update", "delete", "truncate"):
-        schema_editor.execute(
-            f"DROP TRIGGER IF EXISTS listings_public_groups_{operation} ON listings_property"
-        )
-    for function in (
-        "listings_public_groups_follow()",
-        "listings_public_groups_clear()",
-        "listings_public_group_keys(text, text, integer, text, text, numeric)",
-        "listings_price_band(numeric)",
-    ):
-        schema_editor.execute(f"DROP FUNCTION IF EXISTS {function}")
+    uninstall_triggers(
+        schema_editor,
+        prefix="listings_public_groups",
+        functions=(
+            "listings_public_groups_follow()",
+            "listings_public_groups_clear()",
+            "listings_public_group_keys(text, text, integer, text, text, numeric)",
+            "listings_price_band(numeric)",
+        ),
+    )

@@ -191,6 +191,18 @@ def test_the_installed_trigger_function_is_the_sql_files():
     assert installed == written.group(2)
 
 
+def listings_with_some_on_cell_edges(rng: random.Random) -> None:
+    """70 generated listings, and one on a corner of a cell of each grid."""
+    generate_listings(rng, 70)
+    for level in MAP_CELL_LEVELS:
+        latitude, longitude = rng.choice(CENTRES)
+        size = cell_size(level)
+        ListingFactory(
+            latitude=math.floor(latitude / size) * size,
+            longitude=math.floor(longitude / size) * size,
+        )
+
+
 def random_view(rng: random.Random) -> tuple[int, dict]:
     """A zoom and a map view over the towns: sometimes world-wide, sometimes with its edges
     on the cells' own edges, sometimes filtered."""
@@ -218,16 +230,9 @@ def random_view(rng: random.Random) -> tuple[int, dict]:
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_clusters_from_the_cells_are_those_of_the_listings(seed):
-    # given listings round four towns, some on the finer grid's cell edges
+    # given listings round four towns, some on every grid's cell edges
     rng = random.Random(seed)
-    generate_listings(rng, 70)
-    for level in MAP_CELL_LEVELS:
-        latitude, longitude = rng.choice(CENTRES)
-        size = cell_size(level)
-        ListingFactory(
-            latitude=math.floor(latitude / size) * size,
-            longitude=math.floor(longitude / size) * size,
-        )
+    listings_with_some_on_cell_edges(rng)
 
     # when views are asked for at every zoom the cells serve
     from_cells = 0
@@ -266,14 +271,7 @@ def test_clusters_from_the_cells_are_those_of_the_listings(seed):
 def test_box_counts_from_the_cells_are_the_matches(seed):
     # given listings round four towns, some on every grid's cell edges
     rng = random.Random(seed)
-    generate_listings(rng, 70)
-    for level in MAP_CELL_LEVELS:
-        latitude, longitude = rng.choice(CENTRES)
-        size = cell_size(level)
-        ListingFactory(
-            latitude=math.floor(latitude / size) * size,
-            longitude=math.floor(longitude / size) * size,
-        )
+    listings_with_some_on_cell_edges(rng)
 
     # when boxes of every size are counted
     from_cells = 0
