@@ -39,7 +39,7 @@ class InPolygon(Func):
     """Whether a listing's point (longitude, latitude) lies in a drawn area or on its edge.
 
     A search filters on the area's bounding box too (listings.search.query), which the
-    (latitude, longitude) indexes answer; this tests the points left, from the same index
+    box indexes of public listings answer; this tests the points left, from the same index
     entries. PostgreSQL: poly_contain_pt(polygon, point), the function behind `polygon @>
     point`, called by name because the planner estimates the operator's matches at a fixed
     0.1 % of the rows and then sorted whole areas instead of walking the date index (a

@@ -77,25 +77,36 @@ def _search(
     *, viewer: User, params: SearchParams, page: int, limit: int, read: Reader
 ) -> SearchResult:
     matches = search_matches(viewer=viewer, params=params)
-    if not located(params):
+    located = not (params.box is None and params.circle is None and params.polygon is None)
+    if not located:
         return _count_and_page(
             viewer=viewer, params=params, matches=matches, page=page, limit=limit, read=read
         )
     # Where on the map decides how a map search is best read (listings.search.plans).
     with planned_for_its_values(matches.db):
         return _count_and_page(
-            viewer=viewer, params=params, matches=matches, page=page, limit=limit, read=read
+            viewer=viewer,
+            params=params,
+            matches=matches,
+            page=page,
+            limit=limit,
+            read=read,
+            located=True,
         )
 
 
-def located(params: SearchParams) -> bool:
-    """Whether the search is a map search: a box, a circle or a drawn area."""
-    return not (params.box is None and params.circle is None and params.polygon is None)
-
-
 def _count_and_page(
-    *, viewer: User, params: SearchParams, matches, page: int, limit: int, read: Reader
+    *,
+    viewer: User,
+    params: SearchParams,
+    matches,
+    page: int,
+    limit: int,
+    read: Reader,
+    located: bool = False,
 ) -> SearchResult:
+    """One page and the count of `matches`; `located`: a map search (a box, a circle or a
+    drawn area: listings.search.pages.sorts_whole)."""
     offset = (page - 1) * limit
     if viewer_sees_only_public(viewer):
         # A count depends on neither the page nor the order: a visitor paging through a
@@ -114,7 +125,7 @@ def _count_and_page(
     ids = (
         []
         if past_the_end
-        else page_ids(matches, count=count, offset=offset, limit=limit, located=located(params))
+        else page_ids(matches, count=count, offset=offset, limit=limit, located=located)
     )
     return SearchResult(read(ids), count.total, count.exact, page, limit)
 

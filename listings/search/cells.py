@@ -190,6 +190,11 @@ def grouped_listings(listings: QuerySet, zoom: int) -> dict[tuple[int, int], Tot
             lowest_price=Min("price"),
         )
     )
+    return by_cell(cells)
+
+
+def by_cell(cells) -> dict[tuple[int, int], Totals]:
+    """Rows of cell_row, cell_column and the Totals' figures, keyed (row, column)."""
     return {
         (int(cell.pop("cell_row")), int(cell.pop("cell_column"))): Totals(**cell) for cell in cells
     }
@@ -210,17 +215,24 @@ def rows_and_columns(cells: Inside) -> Q:
     return Q(row__range=(cells.first_row, cells.last_row)) & columns
 
 
-def _stored_cells(search: CelledSearch, level: int, zoom: int, cells: Inside) -> QuerySet:
-    """The level's stored cells inside the view, added up by cluster at the zoom."""
-    # Cell numbers divided as floats: integer division would round towards zero.
-    factor = Value(float(2 ** (level - zoom)), output_field=FloatField())
-    stored = MapCell.objects.filter(rows_and_columns(cells), level=level, listings__gt=0)
+def _stored_inside(search: CelledSearch, level: int, cells: Inside) -> QuerySet[MapCell]:
+    """The level's stored cells inside, of the search's transaction and kind."""
+    stored = MapCell.objects.filter(rows_and_columns(cells), level=level)
     if search.transaction_type is not None:
         stored = stored.filter(transaction_type=search.transaction_type)
     if search.kind is not None:
         stored = stored.filter(kind=search.kind)
+    return stored
+
+
+def _stored_cells(search: CelledSearch, level: int, zoom: int, cells: Inside) -> QuerySet:
+    """The level's stored cells inside the view, added up by cluster at the zoom."""
+    # Cell numbers divided as floats: integer division would round towards zero.
+    factor = Value(float(2 ** (level - zoom)), output_field=FloatField())
     return (
-        stored.annotate(cell_row=Floor(F("row") / factor), cell_column=Floor(F("column") / factor))
+        _stored_inside(search, level, cells)
+        .filter(listings__gt=0)
+        .annotate(cell_row=Floor(F("row") / factor), cell_column=Floor(F("column") / factor))
         .values("cell_row", "cell_column")
         .annotate(
             count=Sum("listings"),
@@ -277,10 +289,7 @@ def celled_totals(
     cells = inside(search.box, cell_size(level))
     if cells is None or not worth_it(search.box, cells, cell_size(level)):
         return grouped_listings(listings, zoom)
-    totals = {
-        (int(cell.pop("cell_row")), int(cell.pop("cell_column"))): Totals(**cell)
-        for cell in _stored_cells(search, level, zoom, cells)
-    }
+    totals = by_cell(_stored_cells(search, level, zoom, cells))
     if search.box is None:
         return totals
     strips = [
@@ -314,12 +323,8 @@ def celled_count(search: CelledSearch, listings: QuerySet) -> tuple[int, int] | 
             break
     else:
         return None
-    stored = MapCell.objects.filter(rows_and_columns(cells), level=level)
-    if search.transaction_type is not None:
-        stored = stored.filter(transaction_type=search.transaction_type)
-    if search.kind is not None:
-        stored = stored.filter(kind=search.kind)
-    stored_sql, stored_params = stored.order_by().values("listings").query.sql_with_params()
+    stored = _stored_inside(search, level, cells).order_by().values("listings")
+    stored_sql, stored_params = stored.query.sql_with_params()
     parts = [f"(SELECT COALESCE(SUM(listings), 0) FROM ({stored_sql}) AS inside)"]  # noqa: S608
     params = list(stored_params)
     for strip in _along_the_edges(listings, search.box, level, cells):

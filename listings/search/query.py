@@ -129,7 +129,7 @@ def _conditions(params: SearchParams, database: str) -> list[Q]:
     if params.circle is not None:
         conditions.append(around_circle(params.circle))
     if params.polygon is not None:
-        # The area's bounding box, which the (latitude, longitude) indexes answer; its
+        # The area's bounding box, which the box indexes of public listings answer; its
         # points are then tested against the area (listings.functions.InPolygon).
         conditions.append(within_box(Box(*params.polygon.bounds())))
         conditions.append(Q(InPolygon(params.polygon)))

@@ -50,16 +50,19 @@
 
   function round(value) { return Math.round(value * 100000) / 100000; }
 
-  /* The visible area as the API's bbox parameter: minLng,minLat,maxLng,maxLat. */
-  function bboxOf(map) {
+  /* The visible area within the world's coordinates: [west, south, east, north]. */
+  function viewBounds(map) {
     var bounds = map.getBounds();
     var west = bounds.getWest(), east = bounds.getEast();
     if (east - west >= 360) { west = -180; east = 180; }
     return [
       round(clamp(west, -180, 180)), round(clamp(bounds.getSouth(), -90, 90)),
       round(clamp(east, -180, 180)), round(clamp(bounds.getNorth(), -90, 90))
-    ].join(",");
+    ];
   }
+
+  /* The visible area as the API's bbox parameter: minLng,minLat,maxLng,maxLat. */
+  function bboxOf(map) { return viewBounds(map).join(","); }
 
   /* The intersection of two boxes [[south, west], [north, east]], or null when they do not
    * meet; a box across the antimeridian (west > east) is left to the search's own box. */
@@ -72,8 +75,8 @@
   }
 
   function viewBox(map) {
-    var parts = bboxOf(map).split(",").map(Number);
-    return [[parts[1], parts[0]], [parts[3], parts[2]]];
+    var edges = viewBounds(map);
+    return [[edges[1], edges[0]], [edges[3], edges[2]]];
   }
 
   function asBbox(box) {
