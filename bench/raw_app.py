@@ -190,17 +190,40 @@ def count(connection, where: str, arguments: list) -> tuple[int, bool]:
     return (max(estimate, EXACT_COUNT_LIMIT + 1) if counted is not None else estimate), False
 
 
+def window_sorts_whole(connection, where: str, arguments: list) -> bool:
+    """Whether a relevance search's window is found by sorting every match rather than by
+    walking the date index, by the planner's estimates, as the platform decides
+    (listings.search.pages.window_sorts_whole)."""
+    plan = connection.execute(
+        f"EXPLAIN (FORMAT JSON) {MATCHES.format(where=where)}", arguments
+    ).fetchone()[0]
+    matched = int(plan[0]["Plan"]["Plan Rows"])
+    table = connection.execute(
+        "SELECT reltuples::bigint FROM pg_class WHERE oid = 'listings_property'::regclass"
+    ).fetchone()[0]
+    return matched * matched < SEARCH_RANK_WINDOW * table
+
+
 def list_page(params: dict[str, str], host: str) -> bytes:
     """The page as JSON: its count (count()), then one statement for the page's ids, their
     rows and their photos."""
     page = int(params.get("page", 1))
     limit = int(params.get("limit", 10))
     where, arguments = where_clause(params)
-    if params.get("q") and not params.get("sort"):
+    ranked = bool(params.get("q")) and not params.get("sort")
+    if ranked:
+        with connection_pool().connection() as connection:
+            sorted_whole = window_sorts_whole(connection, where, arguments)
+        # COALESCE(column, column): the same order, which no index gives.
+        newest = (
+            "COALESCE(p.created_at, p.created_at) DESC, COALESCE(p.id, p.id) DESC"
+            if sorted_whole
+            else "p.created_at DESC, p.id DESC"
+        )
         where = (
             "p.id IN (SELECT p.id FROM listings_property p LEFT JOIN "
             f"listings_type_specific_record r ON r.property_id = p.id WHERE {where} "
-            f"ORDER BY p.created_at DESC, p.id DESC LIMIT {SEARCH_RANK_WINDOW})"
+            f"ORDER BY {newest} LIMIT {SEARCH_RANK_WINDOW})"
         )
     if params.get("sort"):
         order = SORTS[params["sort"]]
@@ -211,13 +234,16 @@ def list_page(params: dict[str, str], host: str) -> bytes:
         )
     else:
         order = "p.created_at DESC, p.id DESC"
-    order_arguments = [params["q"]] if not params.get("sort") and params.get("q") else []
+    order_arguments = [params["q"]] if ranked else []
     record_columns = ", ".join(f"r.{column}" for column in RECORD_COLUMNS)
+    # A relevance search's window is counted with its page, as the platform does
+    # (listings.search.pages.counted_page_ids); any other count is a statement of its own.
+    total_column = "COUNT(*) OVER ()" if ranked else "NULL"
     # The page's ids first, from the filters and the order alone (an index where one
     # serves), then their rows: the platform's deferred join (listings.search.pages).
     statement = f"""
         WITH ids AS MATERIALIZED (
-            SELECT p.id FROM listings_property p
+            SELECT p.id, {total_column} AS total FROM listings_property p
             WHERE {where}
             ORDER BY {order}
             LIMIT %s OFFSET %s
@@ -227,18 +253,26 @@ def list_page(params: dict[str, str], host: str) -> bytes:
                p.owner_id, p.category_id, p.created_at, p.updated_at,
                r.kind, {record_columns}, r.id AS record_id,
                (SELECT array_agg(ARRAY[i.id, i.file] ORDER BY i.position, i.id)
-                FROM media_app_image i WHERE i.property_id = p.id)
+                FROM media_app_image i WHERE i.property_id = p.id),
+               ids.total
         FROM ids
         JOIN listings_property p ON p.id = ids.id
         LEFT JOIN listings_type_specific_record r ON r.property_id = p.id
         ORDER BY {order}
     """
     with connection_pool().connection() as connection:
-        total, exact = count(connection, where, arguments)
+        if not ranked:
+            total, exact = count(connection, where, arguments)
         rows = connection.execute(
             statement,
             [*arguments, *order_arguments, limit, (page - 1) * limit, *order_arguments],
         ).fetchall()
+        if ranked:
+            exact = True
+            if rows:
+                total = rows[0][-1]
+            else:
+                total = count(connection, where, arguments)[0] if page > 1 else 0
     media = f"http://{host}{MEDIA_URL}"
     items = []
     record_start = len(COMMON) + 1
@@ -250,11 +284,11 @@ def list_page(params: dict[str, str], host: str) -> bytes:
         item["updatedAt"] = item["updatedAt"].astimezone(UTC).isoformat().replace("+00:00", "Z")
         kind = row[len(COMMON)]
         item["type"] = kind
-        item["images"] = [{"id": image_id, "url": media + file} for image_id, file in row[-1] or ()]
-        record_values = dict(zip(RECORD_COLUMNS, row[record_start:-2], strict=True))
+        item["images"] = [{"id": image_id, "url": media + file} for image_id, file in row[-2] or ()]
+        record_values = dict(zip(RECORD_COLUMNS, row[record_start:-3], strict=True))
         for record_kind, key in KIND_KEYS.items():
             if record_kind == kind:
-                record = {"id": row[-2], "propertyId": item["id"]}
+                record = {"id": row[-3], "propertyId": item["id"]}
                 for column, name in RECORD_KEYS[kind]:
                     record[name] = record_values[column]
                 item[key] = record

@@ -96,6 +96,8 @@ def baseline_pool(baseline_connection, monkeypatch):
         {"sort": "-area", "page": "2", "limit": "4"},
         {"sort": "createdAt", "transactionType": "RENT"},
         {"q": "terrace", "limit": "3"},
+        {"q": "terrace", "page": "2", "limit": "3"},
+        {"q": "terrace", "page": "3", "limit": "3"},
         {"q": "terrace", "sort": "-price", "page": "2", "limit": "2"},
         {"polygon": "-3.71,40.41,-3.66,40.41,-3.68,40.43,-3.71,40.41", "limit": "3"},
         {"polygon": "-3.71,40.41,-3.66,40.41,-3.68,40.43,-3.71,40.41", "sort": "price"},

@@ -11,7 +11,7 @@ listings call `listing_search`. Its path, each step in one module:
 2. query.py: the listings the viewer may see that match, in the search's order.
 3. counting.py: how many (exact up to a limit, then an estimate; groups.py counts public
    searches from groups of listings PostgreSQL keeps, cells.py those on a map box from its
-   map cells).
+   map cells). A relevance search's window is counted with its page instead (step 4).
 4. pages.py: the page's ids, then their rows (listings.selectors.property_list_rows).
 5. For viewers who see only public listings, the result, and apart from it the search's
    count (the same for every page and order), are kept in the shared cache of public reads
@@ -27,7 +27,7 @@ from listings.cache import public_read
 from listings.search.cells import celled_search
 from listings.search.counting import search_count
 from listings.search.groups import grouped_search
-from listings.search.pages import page_ids
+from listings.search.pages import counted_page_ids, page_ids
 from listings.search.params import (
     PARAMETERS,
     SearchParams,
@@ -37,7 +37,7 @@ from listings.search.params import (
     search_query,
 )
 from listings.search.plans import planned_for_its_values
-from listings.search.query import search_matches
+from listings.search.query import ranks, search_matches
 from listings.selectors import property_list_rows, viewer_sees_only_public
 
 __all__ = [
@@ -108,6 +108,11 @@ def _count_and_page(
     """One page and the count of `matches`; `located`: a map search (a box, a circle or a
     drawn area: listings.search.pages.sorts_whole)."""
     offset = (page - 1) * limit
+    if ranks(params, matches.db):
+        # A relevance search's matches are its window, a few rows whose finding is their
+        # cost: counted by the statement that reads the page.
+        ids, total = counted_page_ids(matches, offset=offset, limit=limit)
+        return SearchResult(read(ids), total, True, page, limit)
     if viewer_sees_only_public(viewer):
         # A count depends on neither the page nor the order: a visitor paging through a
         # search, or sorting it, asks for the same count again, which is most of what a

@@ -17,6 +17,7 @@ from django.db.models.lookups import Contains
 from accounts.models import User
 from listings.functions import Folded, InPolygon, TownKey
 from listings.models import SEARCH_CONFIG, SEARCH_FIELDS, Property
+from listings.search.pages import sorted_after_filtering, window_sorts_whole
 from listings.search.params import DEFAULT_ORDER, SORTS, Box, Circle, SearchParams
 from listings.selectors import property_visible_to
 from listings.text import folded
@@ -156,9 +157,15 @@ def search_matches(*, viewer: User, params: SearchParams) -> QuerySet[Property]:
     listings = search_filtered(viewer=viewer, params=params)
     if params.sort:
         return listings.order_by(*SORTS[params.sort])
-    if params.text and connections[listings.db].vendor == "postgresql":
+    if ranks(params, listings.db):
         return ranked_window(listings, params.text)
     return listings.order_by(*DEFAULT_ORDER)
+
+
+def ranks(params: SearchParams, database: str) -> bool:
+    """Whether the search is ordered by relevance (`q` without `sort`, on PostgreSQL): its
+    matches are then its newest SEARCH_RANK_WINDOW (ranked_window)."""
+    return bool(params.text) and not params.sort and connections[database].vendor == "postgresql"
 
 
 def ranked_window(matches: QuerySet[Property], text: str) -> QuerySet[Property]:
@@ -166,11 +173,15 @@ def ranked_window(matches: QuerySet[Property], text: str) -> QuerySet[Property]:
 
     Ranking every match of a common word reads and scores a large part of the table (0.35 s
     for a word in one listing in six at 1,000,000 listings); the newest matches come from
-    the date index, checked against the stored search document, and only they are ranked.
-    Like a search engine's result window, older matches are reached with `sort` or
-    narrower filters (docs/api.md).
+    the date index, checked against the stored search document, or, when they are few, by
+    sorting them (listings.search.pages.window_sorts_whole), and only they are ranked. Like
+    a search engine's result window, older matches are reached with `sort` or narrower
+    filters (docs/api.md).
     """
-    window = matches.order_by(*DEFAULT_ORDER).values("pk")[: settings.SEARCH_RANK_WINDOW]
+    newest = matches.order_by(*DEFAULT_ORDER)
+    if window_sorts_whole(matches, window=settings.SEARCH_RANK_WINDOW):
+        newest = sorted_after_filtering(newest)
+    window = newest.values("pk")[: settings.SEARCH_RANK_WINDOW]
     return (
         Property.objects.filter(pk__in=window)
         .alias(rank=SearchRank(F("search_document"), web_search(text)))

@@ -4,6 +4,8 @@ import datetime
 from decimal import Decimal
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
@@ -15,8 +17,9 @@ from listings.models import (
     PropertyType,
     TransactionType,
 )
-from listings.search.params import SORTS
-from listings.search.query import LOOKUPS
+from listings.search.pages import window_sorts_whole
+from listings.search.params import SORTS, search_params
+from listings.search.query import LOOKUPS, search_filtered
 from tests.factories import CategoryFactory, ListingFactory, TypeSpecificRecordFactory
 from tests.properties.support import PROPERTIES_URL, assert_validation_error, ids
 
@@ -405,6 +408,33 @@ def test_filter_q_ranks_the_newest_matches_of_the_window(anonymous_client, setti
     assert ranked.json()["totalItems"] == 2
     assert ids(dated) == [newest.id, older.id, oldest_best.id]
     assert dated.json()["totalItems"] == 3
+
+
+@pytest.mark.postgres_only
+def test_filter_q_window_sorts_few_matches_and_walks_the_dates_of_many(anonymous_client, settings):
+    # given a window of two, three listings with a rare word and eighteen with a common one,
+    # and the planner's statistics of them
+    settings.SEARCH_RANK_WINDOW = 2
+    rare = ListingFactory.create_batch(3, title="Garden flat")
+    common = ListingFactory.create_batch(18, title="Terrace flat")
+    created_in_order(*rare, *common)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE listings_property")
+
+    def matches(text: str):
+        return search_filtered(viewer=AnonymousUser(), params=search_params({"q": text}))
+
+    # when both are searched by relevance
+    rare_page = anonymous_client.get(PROPERTIES_URL, {"q": "garden"})
+    common_page = anonymous_client.get(PROPERTIES_URL, {"q": "terrace"})
+
+    # then the rare word's matches are sorted (3 x 3 < 2 x 21 rows), the common one's found
+    # along the date index (18 x 18 > 2 x 21), and either way the window is the newest two
+    assert window_sorts_whole(matches("garden"), window=2) is True
+    assert window_sorts_whole(matches("terrace"), window=2) is False
+    assert ids(rare_page) == [rare[2].id, rare[1].id]
+    assert ids(common_page) == [common[17].id, common[16].id]
+    assert (rare_page.json()["totalItems"], common_page.json()["totalItems"]) == (2, 2)
 
 
 @pytest.mark.postgres_only

@@ -270,3 +270,51 @@ def test_on_postgresql_a_page_is_three_statements_and_a_detail_one(clients):
     assert [image["id"] for image in body["images"]] == [photo.id for photo in by_position]
     assert [video["id"] for video in body["videos"]] == [videos[1].id, videos[0].id]
     assert body["videos"][0]["createdAt"] == videos[1].created_at.isoformat().replace("+00:00", "Z")
+
+
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_on_postgresql_a_relevance_search_finds_its_window_once(clients, settings):
+    # given a window of three, five matches and a listing that does not match
+    settings.SEARCH_RANK_WINDOW = 3
+    ListingFactory.create_batch(5, title="Garden flat")
+    ListingFactory(title="Loft")
+
+    # when a visitor reads the first page of a relevance search
+    with CaptureQueriesContext(connection) as page_queries:
+        response = clients["anonymous"].get(PROPERTIES_URL, {"q": "garden", "limit": 2})
+
+    # then the planner's estimates of the matches and of the table, then the window found
+    # by one statement, which counts it beside the page's ids, then their rows
+    assert response.status_code == 200
+    statements = [query["sql"] for query in page_queries]
+    assert len(statements) == 4, [statement[:80] for statement in statements]
+    assert all(statement.startswith("EXPLAIN") for statement in statements[:2]), statements
+    searching = [
+        statement
+        for statement in statements
+        if "search_document" in statement and not statement.startswith("EXPLAIN")
+    ]
+    assert len(searching) == 1 and "OVER ()" in searching[0], searching
+    body = response.json()
+    assert (len(body["properties"]), body["totalItems"], body["totalItemsExact"]) == (2, 3, True)
+    assert body["totalPages"] == 2
+
+
+@pytest.mark.postgres_only
+@pytest.mark.parametrize(("page", "expected_items"), [(2, 1), (3, 0), (4, 0)])
+def test_a_relevance_search_counts_its_window_on_every_page(
+    anonymous_client, settings, page, expected_items
+):
+    # given a window of three and five matches
+    settings.SEARCH_RANK_WINDOW = 3
+    ListingFactory.create_batch(5, title="Garden flat")
+
+    # when a page at the window's end or past it is read
+    response = anonymous_client.get(PROPERTIES_URL, {"q": "garden", "limit": 2, "page": page})
+
+    # then it holds what is left of the window, and the count is the window's
+    assert response.status_code == 200
+    body = response.json()
+    assert len(body["properties"]) == expected_items
+    assert (body["totalItems"], body["totalItemsExact"], body["currentPage"]) == (3, True, page)
