@@ -1,9 +1,10 @@
-"""Back office of notifications and webhook endpoints.
+"""Back office of notifications, saved searches and webhook endpoints.
 
 Notifications are sent by the platform (and by admins, D7) through notifications.services.
 Webhook endpoints are registered through the API, which checks their URL; here they are
 listed, paused or resumed, and deleted, and their secret is never shown. Events and webhook
-deliveries are read only; a delivery can be retried now.
+deliveries are read only; a delivery can be retried now. Saved searches are their users':
+admins read them.
 """
 
 from django.contrib import admin, messages
@@ -17,11 +18,29 @@ from notifications.delivery import delivery_retry_now
 from notifications.models import (
     Event,
     Notification,
+    SavedSearch,
     WebhookAttempt,
     WebhookDelivery,
     WebhookEndpoint,
 )
 from notifications.tasks import deliveries_enqueue
+
+
+@admin.register(SavedSearch)
+class SavedSearchAdmin(ReadOnlyModelAdmin):
+    """Users' saved searches (alerts), by frequency; only their users change them."""
+
+    list_display = ["created_at", "name", "frequency", "user_email"]
+    list_filter = ["frequency"]
+    list_select_related = ["user"]
+    search_fields = ["name", "user__email"]
+    date_hierarchy = "created_at"
+    show_full_result_count = False
+    fields = ["user", "name", "criteria", "frequency", "created_at", "updated_at"]
+
+    @admin.display(description="user", ordering="user__email")
+    def user_email(self, saved_search: SavedSearch) -> str:
+        return saved_search.user.email
 
 
 @admin.register(Notification)

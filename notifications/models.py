@@ -1,4 +1,4 @@
-"""In-app notifications and webhook registrations."""
+"""In-app notifications, saved searches (alerts) and webhook registrations."""
 
 from django.conf import settings
 from django.db import models
@@ -47,6 +47,49 @@ class Notification(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+
+class AlertFrequency(models.TextChoices):
+    """How often a saved search's new matches are sent: at once, in a digest, or not."""
+
+    INSTANT = "INSTANT", "As they appear"
+    DAILY = "DAILY", "Daily digest"
+    WEEKLY = "WEEKLY", "Weekly digest"
+    PAUSED = "PAUSED", "Paused"
+
+
+class SavedSearch(TimestampedModel):
+    """A user's search kept to be alerted of its new matches.
+
+    `criteria` are the search's parameters as GET /properties reads them (camelCase names,
+    string values; paging and `sort` aside), as notifications.services.saved_search_criteria
+    cleaned them.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="saved_searches"
+    )
+    name = models.CharField(max_length=100)
+    criteria = models.JSONField(default=dict)
+    frequency = models.CharField(
+        max_length=7, choices=AlertFrequency.choices, default=AlertFrequency.DAILY
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "saved searches"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(frequency__in=AlertFrequency.values),
+                name="notifications_saved_search_frequency_valid",
+            )
+        ]
+        indexes = [
+            models.Index(fields=["user", "-created_at"], name="notifications_saved_user_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
 
 
 class WebhookEndpoint(TimestampedModel):

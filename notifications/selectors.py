@@ -9,6 +9,7 @@ from listings.selectors import gallery_files
 from media_app.models import Image
 from notifications.models import (
     Notification,
+    SavedSearch,
     WebhookAttempt,
     WebhookDelivery,
     WebhookEndpoint,
@@ -128,3 +129,13 @@ def delivery_list(*, endpoint: WebhookEndpoint) -> QuerySet[WebhookDelivery]:
         .prefetch_related(Prefetch("attempt_log", queryset=attempts))
         .order_by(*NEWEST_FIRST)
     )
+
+
+def saved_search_visible_to(*, viewer: User) -> QuerySet[SavedSearch]:
+    """Saved searches the viewer may read, newest first: their own, every one for an admin."""
+    saved_searches = SavedSearch.objects.order_by(*NEWEST_FIRST)
+    if is_admin(viewer):
+        return saved_searches
+    if not viewer.is_authenticated:
+        return saved_searches.none()
+    return saved_searches.filter(user_id=viewer.pk)

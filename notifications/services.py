@@ -1,6 +1,6 @@
 """Writes on notifications and webhooks: the API, the admin and the platform call these."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from django.conf import settings
 from django.db import transaction
@@ -9,12 +9,16 @@ from accounts.models import User, UserType
 from accounts.selectors import user_id_named
 from config.errors import Conflict, PermissionRefused, ValidationFailed
 from listings.models import Property
+from listings.search import PARAMETERS, SearchParamsInvalid, search_params, search_query
+from listings.search.params import Refusal
 from notifications.events import NewEvent, events_record
 from notifications.models import (
     ALL_EVENTS,
+    AlertFrequency,
     EventType,
     Notification,
     NotificationStatus,
+    SavedSearch,
     WebhookEndpoint,
 )
 from notifications.representations import notification_representations
@@ -190,3 +194,129 @@ def webhook_delete(*, endpoint: WebhookEndpoint, by: User) -> None:
     if not (by.is_authenticated and (by.pk == endpoint.user_id or by.is_admin)):
         raise PermissionRefused("Only the registrant may delete this webhook.")
     endpoint.delete()
+
+
+# --- Saved searches (alerts) ----------------------------------------------------------------
+
+SAVED_SEARCH_NAME_MAX_LENGTH = 100
+# Search parameters a saved search does not keep: the order its alerts come in is theirs.
+UNSAVED_PARAMETERS = ("sort",)
+CHANGE_ONLY_YOUR_OWN = "You may change only your own saved searches."
+
+
+def saved_search_criteria(criteria: object) -> dict[str, str]:
+    """A saved search's criteria as GET /properties reads them, cleaned by the same search
+    parameters (listings.search.params), `sort` and paging aside.
+
+    Each value is a string or a number, never empty; the answer holds the parameters in
+    their canonical form (search_query). An unknown or refused parameter raises
+    SearchParamsInvalid naming each; criteria that filter nothing raise ValidationFailed
+    on `criteria`: such a search would alert of every listing.
+    """
+    if not isinstance(criteria, Mapping):
+        raise ValidationFailed(
+            "criteria is an object of GET /properties' query parameters.", field="criteria"
+        )
+    errors: dict[str, list[Refusal]] = {}
+    query: dict[str, str] = {}
+    for name, value in criteria.items():
+        if name not in PARAMETERS or name in UNSAVED_PARAMETERS:
+            saved = ", ".join(name for name in PARAMETERS if name not in UNSAVED_PARAMETERS)
+            message = f"Not a search parameter a saved search keeps; those are: {saved}."
+            errors[str(name)] = [Refusal(message, "invalid")]
+        elif isinstance(value, bool) or not isinstance(value, str | int | float):
+            errors[name] = [Refusal("The value is a string or a number.", "invalid")]
+        elif isinstance(value, str) and not value.strip():
+            errors[name] = [Refusal("An empty value filters nothing: leave it out.", "blank")]
+        else:
+            query[name] = str(value)
+    try:
+        params = search_params(query)
+    except SearchParamsInvalid as invalid:
+        errors.update(invalid.errors)
+    if errors:
+        raise SearchParamsInvalid(errors)
+    cleaned = search_query(params)
+    if not cleaned:
+        raise ValidationFailed("A saved search has at least one criterion.", field="criteria")
+    return cleaned
+
+
+def _saved_search_name(name: str) -> str:
+    name = name.strip()
+    if not 1 <= len(name) <= SAVED_SEARCH_NAME_MAX_LENGTH:
+        raise ValidationFailed(
+            f"A name has 1 to {SAVED_SEARCH_NAME_MAX_LENGTH} characters.", field="name"
+        )
+    return name
+
+
+def _saved_search_frequency(frequency: str) -> str:
+    if frequency not in AlertFrequency.values:
+        raise ValidationFailed(
+            f"The frequency is one of {', '.join(AlertFrequency.values)}.", field="frequency"
+        )
+    return frequency
+
+
+@transaction.atomic
+def saved_search_create(
+    *,
+    by: User,
+    name: str,
+    criteria: object,
+    frequency: str = AlertFrequency.DAILY,
+) -> SavedSearch:
+    """Save a search of the signed-in user `by`, to be alerted of its new matches.
+
+    Criteria as saved_search_criteria cleans them (400 naming each refused parameter); a
+    user keeps at most SAVED_SEARCHES_MAX_PER_USER searches (409 past that).
+    """
+    if not by.is_authenticated:
+        raise PermissionRefused("Sign in to save a search.")
+    name = _saved_search_name(name)
+    criteria = saved_search_criteria(criteria)
+    frequency = _saved_search_frequency(frequency)
+    limit = settings.SAVED_SEARCHES_MAX_PER_USER
+    # One save of a user at a time, so that racing ones cannot pass the limit.
+    # FOR NO KEY UPDATE: see listings.services._lock.
+    User.objects.select_for_update(no_key=True).get(pk=by.pk)
+    if SavedSearch.objects.filter(user=by).count() >= limit:
+        raise Conflict(f"A user may save at most {limit} searches; delete one to save another.")
+    return SavedSearch.objects.create(user=by, name=name, criteria=criteria, frequency=frequency)
+
+
+def saved_search_update(
+    *,
+    saved_search: SavedSearch,
+    by: User,
+    name: str | None = None,
+    criteria: object = None,
+    frequency: str | None = None,
+) -> SavedSearch:
+    """Rename a saved search, change its criteria or its frequency; only its user may.
+
+    Values that differ count as a change: a change of nothing leaves updatedAt alone.
+    """
+    if not (by.is_authenticated and by.pk == saved_search.user_id):
+        raise PermissionRefused(CHANGE_ONLY_YOUR_OWN)
+    changes = {}
+    if name is not None:
+        changes["name"] = _saved_search_name(name)
+    if criteria is not None:
+        changes["criteria"] = saved_search_criteria(criteria)
+    if frequency is not None:
+        changes["frequency"] = _saved_search_frequency(frequency)
+    changed = [field for field, value in changes.items() if getattr(saved_search, field) != value]
+    if changed:
+        for field in changed:
+            setattr(saved_search, field, changes[field])
+        saved_search.save(update_fields=[*changed, "updated_at"])
+    return saved_search
+
+
+def saved_search_delete(*, saved_search: SavedSearch, by: User) -> None:
+    """Delete a saved search; only its user may."""
+    if not (by.is_authenticated and by.pk == saved_search.user_id):
+        raise PermissionRefused(CHANGE_ONLY_YOUR_OWN)
+    saved_search.delete()

@@ -20,7 +20,13 @@ from listings.models import (
     TypeSpecificRecord,
 )
 from media_app.models import Image, Video
-from notifications.models import Notification, NotificationStatus, WebhookEndpoint
+from notifications.models import (
+    AlertFrequency,
+    Notification,
+    NotificationStatus,
+    SavedSearch,
+    WebhookEndpoint,
+)
 
 DEFAULT_PASSWORD = "correct-horse-battery-staple"
 
@@ -201,6 +207,16 @@ class NotificationFactory(factory.django.DjangoModelFactory):
     status = NotificationStatus.INFO
     title = "Visit requested"
     message = "A customer asked to visit your listing."
+
+
+class SavedSearchFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = SavedSearch
+
+    user = factory.SubFactory(UserFactory)
+    name = factory.Sequence(lambda number: f"Flats in Madrid {number}")
+    criteria = factory.LazyFunction(lambda: {"type": "apartment", "municipality": "Madrid"})
+    frequency = AlertFrequency.DAILY
 
 
 class WebhookEndpointFactory(factory.django.DjangoModelFactory):

@@ -255,6 +255,8 @@ WEBHOOKS_TIMEOUT_SECONDS = env.float("WEBHOOKS_TIMEOUT_SECONDS", default=15.0)
 WEBHOOKS_CA_BUNDLE = env("WEBHOOKS_CA_BUNDLE", default="")
 # How many webhooks one user may have registered (active or not); one more is 409.
 WEBHOOKS_MAX_PER_USER = env.int("WEBHOOKS_MAX_PER_USER", default=10)
+# How many searches one user may save (alerts); one more is 409.
+SAVED_SEARCHES_MAX_PER_USER = env.int("SAVED_SEARCHES_MAX_PER_USER", default=50)
 # Seconds to wait before each retry after a failed attempt: 5 s, 5 min, 30 min, 2 h, 5 h,
 # 10 h, 14 h, 20 h, 24 h (D12); after the last one the delivery is failed.
 WEBHOOKS_RETRY_SCHEDULE = [
@@ -381,7 +383,9 @@ REST_FRAMEWORK = {
     # Client addresses come from REMOTE_ADDR unless this many proxies are declared in front.
     "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
-    "JSON_UNDERSCOREIZE": {"no_underscore_before_number": True},
+    # A saved search's criteria are GET /properties' parameter names as they are (camelCase
+    # in and out), not fields of ours.
+    "JSON_UNDERSCOREIZE": {"no_underscore_before_number": True, "ignore_fields": ("criteria",)},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Property Listing Platform API",

@@ -42,3 +42,27 @@ def search_parameters() -> list[OpenApiParameter]:
         )
         for name, parameter in PARAMETERS.items()
     ]
+
+
+def _criterion_schema(field: forms.Field) -> dict:
+    """The schema of one search parameter's value in a JSON object: as in the query string,
+    never empty, and a number also as a string of digits."""
+    schema = _schema(field)
+    if schema["type"] in ("integer", "number"):
+        return {"anyOf": [schema, {"type": "string", "pattern": rf"^{NUMBER}$"}]}
+    return {**schema, "minLength": 1}
+
+
+def search_criteria_schema(*, leaving_out: tuple[str, ...]) -> dict:
+    """The OpenAPI schema of a search's parameters as one JSON object (a saved search's
+    criteria): each parameter as GET /properties describes it, but those `leaving_out`."""
+    return {
+        "type": "object",
+        "properties": {
+            name: {**_criterion_schema(parameter.field()), "description": parameter.description}
+            for name, parameter in PARAMETERS.items()
+            if name not in leaving_out
+        },
+        "additionalProperties": False,
+        "minProperties": 1,
+    }

@@ -7,6 +7,7 @@ from django.core.files.storage import FileSystemStorage, storages
 from django.utils.encoding import filepath_to_uri
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.exceptions import ErrorDetail
 
 from accounts.models import Owner, User
 from config.api.fields import IdReferenceField
@@ -23,6 +24,7 @@ from listings.models import (
     TransactionType,
 )
 from listings.places import DEFAULT_SUGGESTIONS, MAX_PLACE_SUGGESTIONS
+from listings.search import SearchParamsInvalid
 from listings.search.clusters import MAX_ZOOM, Clusters
 from listings.selectors import LIST_COLUMNS
 from media_app.files import absolute_media_url
@@ -511,4 +513,12 @@ def clusters_item(clusters: Clusters) -> dict:
             }
             for cluster in clusters.clusters
         ],
+    }
+
+
+def search_refusals(invalid: SearchParamsInvalid) -> dict[str, list[ErrorDetail]]:
+    """Refused search parameters as DRF's error details, each under its parameter's name."""
+    return {
+        name: [ErrorDetail(refusal.message, refusal.code) for refusal in refusals]
+        for name, refusals in invalid.errors.items()
     }

@@ -37,6 +37,7 @@ from listings.api.serializers import (
     clusters_item,
     property_detail_item,
     property_list_items,
+    search_refusals,
 )
 from listings.models import KIND_MODELS, PropertyCategory, PropertyType
 from listings.places import place_suggestions
@@ -130,13 +131,6 @@ class PlaceViewSet(viewsets.ViewSet):
 # --- Properties -------------------------------------------------------------------------
 
 
-def _refusals(invalid: SearchParamsInvalid) -> dict[str, list[ErrorDetail]]:
-    return {
-        name: [ErrorDetail(refusal.message, refusal.code) for refusal in refusals]
-        for name, refusals in invalid.errors.items()
-    }
-
-
 def _search_request(request) -> tuple[SearchParams, int, int]:
     """The search, page and limit a request asks for; every refused parameter at once is a
     400 naming each."""
@@ -145,7 +139,7 @@ def _search_request(request) -> tuple[SearchParams, int, int]:
     try:
         params = search_params(request.query_params)
     except SearchParamsInvalid as invalid:
-        errors.update(_refusals(invalid))
+        errors.update(search_refusals(invalid))
     try:
         given = read_page_and_limit(request.query_params, max_limit=MAX_LIMIT)
         page, limit = given.get("page", 1), given.get("limit", DEFAULT_LIMIT)
@@ -153,7 +147,7 @@ def _search_request(request) -> tuple[SearchParams, int, int]:
     except ValidationError as invalid:
         errors.update(invalid.detail)
     except SearchParamsInvalid as invalid:
-        errors.update(_refusals(invalid))
+        errors.update(search_refusals(invalid))
     if errors:
         raise ValidationError(errors)
     return params, page, limit
@@ -167,7 +161,7 @@ def _clusters_request(request) -> tuple[SearchParams, int]:
     try:
         params = search_params(request.query_params)
     except SearchParamsInvalid as invalid:
-        errors.update(_refusals(invalid))
+        errors.update(search_refusals(invalid))
     query = ClusterQuerySerializer(data=request.query_params)
     if not query.is_valid():
         errors.update(query.errors)
@@ -253,7 +247,7 @@ class PropertyViewSet(CamelCasedActionsMixin, ApiViewSet):
         try:
             clusters = listing_clusters(viewer=request.user, params=params, zoom=zoom)
         except SearchParamsInvalid as invalid:
-            raise ValidationError(_refusals(invalid)) from invalid
+            raise ValidationError(search_refusals(invalid)) from invalid
         return Response(clusters_item(clusters))
 
     def retrieve(self, request, pk=None):

@@ -5,6 +5,7 @@ from rest_framework import serializers
 
 from accounts.models import User
 from config.api.fields import IdField, IdReferenceField
+from listings.api.schema import search_criteria_schema
 from listings.api.serializers import (
     DecimalNumberField,
     ImageSummarySerializer,
@@ -15,14 +16,17 @@ from listings.api.serializers import (
 from listings.models import Property
 from notifications.models import (
     ALL_EVENTS,
+    AlertFrequency,
     EventType,
     Notification,
     NotificationStatus,
+    SavedSearch,
     WebhookAttempt,
     WebhookDelivery,
     WebhookEndpoint,
 )
 from notifications.selectors import NOTIFICATION_COLUMNS
+from notifications.services import SAVED_SEARCH_NAME_MAX_LENGTH, UNSAVED_PARAMETERS
 
 # POST /notifications/bulk: at most this many recipients per call.
 BULK_MAX_USERS = 1000
@@ -274,3 +278,41 @@ class WebhookDeliverySerializer(serializers.ModelSerializer):
             "attempt_log",
         ]
         read_only_fields = fields
+
+
+CRITERIA_HELP = (
+    "GET /properties' query parameters and their values (strings or numbers), `sort` and"
+    ' paging aside: for example {"municipality": "Madrid", "maxPrice": 300000}.'
+)
+
+
+class SavedSearchSerializer(serializers.ModelSerializer):
+    """A saved search: `{id, userId, name, criteria, frequency, createdAt, updatedAt}`;
+    `criteria` as cleaned, every value a string."""
+
+    user_id = serializers.CharField(read_only=True)
+    criteria = serializers.DictField(child=serializers.CharField(), read_only=True)
+
+    class Meta:
+        model = SavedSearch
+        fields = ["id", "user_id", "name", "criteria", "frequency", "created_at", "updated_at"]
+        read_only_fields = fields
+
+
+@extend_schema_field(search_criteria_schema(leaving_out=UNSAVED_PARAMETERS))
+class SearchCriteriaField(serializers.DictField):
+    """A saved search's criteria in a request: an object of search parameters, whose rules
+    notifications.services.saved_search_criteria checks (the schema shows them)."""
+
+
+class SavedSearchWriteSerializer(serializers.Serializer):
+    """Body of POST /saved-searches (name and criteria required) and of PATCH (any of them).
+    The criteria's own rules are notifications.services.saved_search_criteria's."""
+
+    name = serializers.CharField(max_length=SAVED_SEARCH_NAME_MAX_LENGTH)
+    criteria = SearchCriteriaField(help_text=CRITERIA_HELP)
+    frequency = serializers.ChoiceField(
+        choices=AlertFrequency.choices,
+        required=False,
+        help_text="How often new matches are sent; DAILY when not given.",
+    )

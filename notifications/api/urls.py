@@ -1,12 +1,13 @@
 from django.urls import re_path
 
 from config.api.routers import OptionalSlashRouter
-from notifications.api.views import NotificationViewSet, WebhookViewSet
+from notifications.api.views import NotificationViewSet, SavedSearchViewSet, WebhookViewSet
 
 # The router puts collection-level actions (mark-all-read, bulk) before the detail route, and
 # ids never contain a hyphen, so PATCH /notifications/mark-all-read never reaches the detail.
 router = OptionalSlashRouter()
 router.register("notifications", NotificationViewSet, basename="notifications")
+router.register("saved-searches", SavedSearchViewSet, basename="saved-searches")
 
 # "webhooks" would match the notification detail route (/notifications/<id>), so the
 # webhook routes come first.

@@ -1,9 +1,14 @@
-"""The notifications endpoints: list, detail, send, send to many, mark read, delete."""
+"""The notifications endpoints: notifications (list, detail, send, send to many, mark read,
+delete), saved searches and webhooks."""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
@@ -16,6 +21,8 @@ from config.api.renderers import CamelCasedActionsMixin
 from config.api.throttling import WebhookRegisterThrottle
 from config.api.viewsets import ApiViewSet
 from config.errors import ValidationFailed
+from listings.api.serializers import search_refusals
+from listings.search import SearchParamsInvalid
 from notifications import selectors, services
 from notifications.api.serializers import (
     MarkAllReadResultSerializer,
@@ -26,6 +33,8 @@ from notifications.api.serializers import (
     NotificationDetailSerializer,
     NotificationReadSerializer,
     NotificationSerializer,
+    SavedSearchSerializer,
+    SavedSearchWriteSerializer,
     WebhookDeliverySerializer,
     WebhookEndpointSerializer,
     WebhookRegisterSerializer,
@@ -33,6 +42,7 @@ from notifications.api.serializers import (
     notification_items,
 )
 from notifications.filters import NotificationFilter
+from notifications.models import AlertFrequency
 from notifications.services import MARK_ONLY_YOUR_OWN
 
 
@@ -186,6 +196,93 @@ def _named_user(request, user_id: str | None) -> User:
     if user is None:
         raise ValidationFailed("No user has this id.", field="userId")
     return user
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="Your saved searches (administrators: everyone's), newest first",
+        responses={200: SavedSearchSerializer(many=True)},
+    ),
+    retrieve=extend_schema(summary="A saved search", responses={200: SavedSearchSerializer}),
+    create=extend_schema(
+        summary="Save a search, to be alerted of its new matches",
+        request=SavedSearchWriteSerializer,
+        responses={201: SavedSearchSerializer},
+    ),
+    partial_update=extend_schema(
+        summary="Rename a saved search, or change its criteria or frequency",
+        request=SavedSearchWriteSerializer(partial=True),
+        responses={200: SavedSearchSerializer},
+    ),
+    destroy=extend_schema(summary="Delete a saved search", responses={204: None}),
+)
+class SavedSearchViewSet(ApiViewSet):
+    """Searches users keep to be alerted of new matches (docs/api.md, Saved searches).
+
+    Everyone signed in saves, changes and deletes their own; admins read everyone's. Anyone
+    else gets 404 for a saved search's id.
+    """
+
+    serializer_class = SavedSearchSerializer
+    pagination_class = DataPagination
+    permission_classes = [IsAuthenticated]
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+
+    def get_queryset(self):
+        return selectors.saved_search_visible_to(viewer=self.request.user)
+
+    def get_object(self):
+        return get_object_or_404(self.get_queryset(), pk=self.kwargs["pk"])
+
+    def list(self, request):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(SavedSearchSerializer(page, many=True).data)
+
+    def retrieve(self, request, pk=None):
+        return Response(SavedSearchSerializer(self.get_object()).data)
+
+    def create(self, request):
+        serializer = SavedSearchWriteSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        with _criteria_refusals():
+            saved_search = services.saved_search_create(
+                by=request.user,
+                name=data["name"],
+                criteria=data["criteria"],
+                frequency=data.get("frequency", AlertFrequency.DAILY),
+            )
+        body = SavedSearchSerializer(saved_search).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+    def partial_update(self, request, pk=None):
+        saved_search = self.get_object()
+        serializer = SavedSearchWriteSerializer(data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        with _criteria_refusals():
+            saved_search = services.saved_search_update(
+                saved_search=saved_search,
+                by=request.user,
+                name=data.get("name"),
+                criteria=data.get("criteria"),
+                frequency=data.get("frequency"),
+            )
+        return Response(SavedSearchSerializer(saved_search).data)
+
+    def destroy(self, request, pk=None):
+        services.saved_search_delete(saved_search=self.get_object(), by=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+@contextmanager
+def _criteria_refusals() -> Iterator[None]:
+    """Refused search parameters of a saved search's criteria as a 400 naming each one
+    under `criteria` (criteria.minPrice, ...)."""
+    try:
+        yield
+    except SearchParamsInvalid as invalid:
+        raise ValidationError({"criteria": search_refusals(invalid)}) from invalid
 
 
 @extend_schema_view(

@@ -19,6 +19,7 @@ from tests.factories import (
     ImageFactory,
     ListingFactory,
     NotificationFactory,
+    SavedSearchFactory,
     TypeSpecificRecordFactory,
     UserFactory,
     VideoFactory,
@@ -72,6 +73,7 @@ def every_kind_of_row(moderator):
     AppointmentFactory(property=record.property)
     FavoriteFactory(property=record.property)
     NotificationFactory(property=record.property)
+    SavedSearchFactory()
     WebhookEndpointFactory()
     CustomerFactory()
     access_token_issue(user=moderator)

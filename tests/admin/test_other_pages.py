@@ -5,7 +5,7 @@ import pytest
 from accounts.models import Customer, Owner, User, UserType
 from appointments.models import AppointmentStatus
 from favorites.models import Favorite
-from notifications.models import Notification, NotificationStatus
+from notifications.models import AlertFrequency, Notification, NotificationStatus, SavedSearch
 from tests.admin.support import messages_of
 from tests.factories import (
     AppointmentFactory,
@@ -13,6 +13,7 @@ from tests.factories import (
     ListingFactory,
     NotificationFactory,
     OwnerFactory,
+    SavedSearchFactory,
     UserFactory,
     WebhookEndpointFactory,
 )
@@ -212,3 +213,20 @@ def test_the_user_page_shows_no_password_material(back_office):
     assert salt[:6] not in body
     assert hashed[:6] not in body
     assert f'<a href="{USERS_URL}{user.pk}/password/">Set a new password</a>' in body
+
+
+def test_saved_searches_are_read_by_frequency_and_never_changed(back_office):
+    SavedSearchFactory(name="Paused flats", frequency=AlertFrequency.PAUSED)
+    saved_search = SavedSearchFactory(name="Instant houses", frequency=AlertFrequency.INSTANT)
+
+    listed = back_office.get("/admin/notifications/savedsearch/?frequency__exact=INSTANT")
+    detail = back_office.get(f"/admin/notifications/savedsearch/{saved_search.pk}/change/")
+    deleted = back_office.post(
+        f"/admin/notifications/savedsearch/{saved_search.pk}/delete/", {"post": "yes"}
+    )
+
+    assert [row.name for row in listed.context["cl"].result_list] == ["Instant houses"]
+    assert detail.status_code == 200
+    assert "Instant houses" in detail.content.decode()
+    assert deleted.status_code == 403
+    assert SavedSearch.objects.count() == 2

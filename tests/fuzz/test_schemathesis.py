@@ -87,6 +87,10 @@ RULES_BEYOND_THE_SCHEMA: dict[tuple[str, str], tuple[str, ...]] = {
     ("GET", "/api/v1/properties/"): ("400",),
     # The same parameters, and a zoom whose grid over the bbox has at most 10,000 cells.
     ("GET", "/api/v1/properties/clusters/"): ("400",),
+    # The same parameters as a saved search's criteria, which must also filter something
+    # (values of spaces do not).
+    ("POST", "/api/v1/saved-searches/"): ("400",),
+    ("PATCH", "/api/v1/saved-searches/{id}/"): ("400",),
     # ownerId defaults to the caller's own Owner record (D7); an administrator has none, so
     # for an administrator it is required, which a schema shared by every role cannot say.
     ("POST", "/api/v1/properties/"): ("400",),
