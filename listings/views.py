@@ -33,6 +33,8 @@ from listings.models import Property, PropertyStatus, PropertyType, TypeSpecific
 from listings.rules import OWNER, PROPERTY_MOVES, allowed_next_statuses
 from listings.search import listing_search, search_matches, search_query
 from listings.search.params import result_window
+from notifications.forms import SaveSearchForm, criteria_query, suggested_name
+from notifications.models import AlertFrequency
 
 SEARCH_PAGE_SIZE = 12
 # The map shows at most this many markers of the current results (one query, whatever the size).
@@ -62,6 +64,21 @@ def _clusters_url(params) -> str:
     adds its zoom and view, which it intersects with the search's own `bbox`)."""
     query = search_query(replace(params, sort=None))
     return f"{reverse('properties-clusters')}?{urlencode(query)}"
+
+
+def _save_search_form(params) -> SaveSearchForm | None:
+    """ "Save this search" for a search that filters something (a saved search alerts of
+    new matches, so one of every listing is not offered)."""
+    criteria = search_query(replace(params, sort=None))
+    if not criteria:
+        return None
+    return SaveSearchForm(
+        initial={
+            "name": suggested_name(params),
+            "criteria": criteria_query(criteria),
+            "frequency": AlertFrequency.DAILY,
+        }
+    )
 
 
 def _deepest_page() -> int:
@@ -103,6 +120,7 @@ def search(request: HttpRequest) -> HttpResponse:
         "bbox": "",
         "polygon": "",
         "clusters_url": "",
+        "save_search": None,
         "filtered": any(value for key, value in request.GET.items() if key != "page"),
     }
     if valid:
@@ -122,6 +140,7 @@ def search(request: HttpRequest) -> HttpResponse:
             bbox=request.GET.get("bbox", ""),
             polygon=form.params.polygon.as_parameter() if form.params.polygon else "",
             clusters_url=_clusters_url(form.params),
+            save_search=_save_search_form(form.params),
         )
     return render(request, "listings/search.html", context, status=200 if valid else 400)
 

@@ -10,4 +10,12 @@ urlpatterns = [
     path("me/notifications/", views.my_notifications, name="list"),
     path("me/notifications/read-all/", views.mark_all_read, name="read-all"),
     path("me/notifications/<str:pk>/read/", views.mark_read, name="read"),
+    path("me/saved-searches/", views.my_saved_searches, name="saved-searches"),
+    path("me/saved-searches/new/", views.save_search, name="save-search"),
+    path("me/saved-searches/<str:pk>/", views.change_saved_search, name="change-saved-search"),
+    path(
+        "me/saved-searches/<str:pk>/delete/",
+        views.delete_saved_search,
+        name="delete-saved-search",
+    ),
 ]

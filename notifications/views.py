@@ -1,17 +1,31 @@
-"""Website pages of notifications: my notifications, mark one read, mark all read."""
+"""Website pages of notifications and alerts: my notifications (mark one or all read), my
+saved searches (save the search on the page, rename, change the frequency, delete)."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from config.errors import DomainError
 from config.website import next_url
-from notifications.selectors import notification_list, notification_visible_to
-from notifications.services import notification_mark_all_read, notification_mark_read
+from listings.search import SearchParamsInvalid
+from notifications.forms import SavedSearchForm, SaveSearchForm, criteria_query
+from notifications.selectors import (
+    notification_list,
+    notification_visible_to,
+    saved_search_visible_to,
+)
+from notifications.services import (
+    notification_mark_all_read,
+    notification_mark_read,
+    saved_search_create,
+    saved_search_delete,
+    saved_search_update,
+)
 
 PAGE_SIZE = 20
 
@@ -47,3 +61,95 @@ def mark_all_read(request: HttpRequest) -> HttpResponse:
     noun = "notification" if updated == 1 else "notifications"
     messages.success(request, f"{updated} {noun} marked read.")
     return redirect("notifications:list")
+
+
+def _my_saved_search(request: HttpRequest, pk: str):
+    """One of my saved searches; anyone else's, an admin's view included, is 404 here."""
+    return get_object_or_404(
+        saved_search_visible_to(viewer=request.user).filter(user_id=request.user.pk), pk=pk
+    )
+
+
+@login_required
+@require_GET
+def my_saved_searches(request: HttpRequest) -> HttpResponse:
+    """My saved searches, newest first, each with its search's link and a form to rename it
+    or change how often it alerts."""
+    saved_searches = saved_search_visible_to(viewer=request.user).filter(user_id=request.user.pk)
+    rows = [
+        {
+            "saved_search": saved_search,
+            "search_url": f"{reverse('home')}?{criteria_query(saved_search.criteria)}",
+            "form": SavedSearchForm(
+                initial={"name": saved_search.name, "frequency": saved_search.frequency},
+                prefix=saved_search.pk,
+            ),
+        }
+        for saved_search in saved_searches
+    ]
+    return render(request, "notifications/saved_searches.html", {"rows": rows})
+
+
+@require_POST
+def save_search(request: HttpRequest) -> HttpResponse:
+    """Save the search of the page it is posted from (its query string in `criteria`)."""
+    back = next_url(request, reverse("home"))
+    if not request.user.is_authenticated:
+        return redirect_to_login(back)
+    form = SaveSearchForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "The search was not saved: give it a name of at most 100 letters.")
+        return redirect(back)
+    data = form.cleaned_data
+    criteria = QueryDict(data["criteria"]).dict()
+    criteria.pop("page", None)
+    criteria.pop("sort", None)
+    try:
+        saved_search = saved_search_create(
+            by=request.user, name=data["name"], criteria=criteria, frequency=data["frequency"]
+        )
+    except SearchParamsInvalid as refused:
+        messages.error(request, f"The search was not saved: {refused}")
+        return redirect(back)
+    except DomainError as error:
+        messages.error(request, f"The search was not saved: {error.detail}")
+        return redirect(back)
+    messages.success(
+        request,
+        f"Search “{saved_search.name}” saved: you will be alerted of new listings"
+        f" ({saved_search.get_frequency_display().lower()}).",
+    )
+    return redirect(back)
+
+
+@login_required
+@require_POST
+def change_saved_search(request: HttpRequest, pk: str) -> HttpResponse:
+    """Rename one of my saved searches or change how often it alerts."""
+    saved_search = _my_saved_search(request, pk)
+    form = SavedSearchForm(request.POST, prefix=saved_search.pk)
+    if not form.is_valid():
+        messages.error(request, "Not changed: give the search a name of at most 100 letters.")
+        return redirect("notifications:saved-searches")
+    try:
+        saved_search_update(
+            saved_search=saved_search,
+            by=request.user,
+            name=form.cleaned_data["name"],
+            frequency=form.cleaned_data["frequency"],
+        )
+    except DomainError as error:
+        messages.error(request, f"Not changed: {error.detail}")
+        return redirect("notifications:saved-searches")
+    messages.success(request, f"Search “{saved_search.name}” changed.")
+    return redirect("notifications:saved-searches")
+
+
+@login_required
+@require_POST
+def delete_saved_search(request: HttpRequest, pk: str) -> HttpResponse:
+    """Delete one of my saved searches."""
+    saved_search = _my_saved_search(request, pk)
+    saved_search_delete(saved_search=saved_search, by=request.user)
+    messages.success(request, f"Search “{saved_search.name}” deleted.")
+    return redirect("notifications:saved-searches")
