@@ -46,6 +46,8 @@ run: seed
 	@$(PY) manage.py demo_credentials
 	@$(PY) manage.py webhooks_sweep
 	@echo "Serving on http://$(HOST):$(PORT)/ (admin: http://$(HOST):$(PORT)/admin/), with one worker"
+	@if [ -z "$$EMAIL_URL" ]; then echo "Emails are written as files under $${EMAIL_FILE_PATH:-var/mail}/ by the worker (EMAIL_URL sends them by SMTP: docs/email.md)"; \
+	  else echo "Emails are sent through EMAIL_URL by the worker (docs/email.md)"; fi
 	@$(PY) manage.py db_worker --no-reload & worker=$$!; \
 	  trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	  $(PY) manage.py runserver $(HOST):$(PORT)

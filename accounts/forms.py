@@ -9,9 +9,13 @@ typed the same twice, which is a matter of the page, not of the account.
 from django import forms
 from django.contrib.admin.forms import AdminPasswordChangeForm as AdminOwnPasswordForm
 from django.contrib.auth.forms import AdminPasswordChangeForm as AdminUserPasswordForm
+from django.contrib.auth.forms import PasswordResetForm, SetPasswordForm
+from django.urls import reverse
 
 from accounts.models import User, UserType
 from accounts.services import user_password_set
+from notifications.email import email_compose
+from notifications.tasks import email_enqueue
 
 REGISTRABLE_TYPES = [
     (UserType.CUSTOMER, "Customer: I am looking for a place"),
@@ -123,6 +127,45 @@ class UserPasswordSetForm(AdminUserPasswordForm):
 class OwnPasswordChangeForm(AdminOwnPasswordForm):
     """The admin's own "Change password" page: Django's form (the old password, the new one
     twice), saved by user_password_set, which revokes the admin's tokens."""
+
+    def save(self, commit: bool = True) -> User:
+        # Always saved: the password and the revocation of the tokens go together.
+        return user_password_set(user=self.user, password=self.cleaned_data["new_password1"])
+
+
+class PasswordForgottenForm(PasswordResetForm):
+    """ "Forgot your password?": Django's form, which finds the active accounts of the email
+    and makes each a one-time link, and says nothing of whether one exists; its email goes
+    to the worker (notifications.tasks.email_send) instead of being sent by the request."""
+
+    def send_mail(
+        self,
+        subject_template_name,
+        email_template_name,
+        context,
+        from_email,
+        to_email,
+        html_email_template_name=None,
+    ) -> None:
+        path = reverse(
+            "accounts:password-reset-confirm",
+            kwargs={"uidb64": context["uid"], "token": context["token"]},
+        )
+        email = email_compose(
+            to=to_email,
+            subject="Choose a new password",
+            template="password_reset",
+            context={
+                "name": context["user"].name,
+                "reset_url": f"{context['protocol']}://{context['domain']}{path}",
+            },
+        )
+        email_enqueue(email)
+
+
+class PasswordResetSetForm(SetPasswordForm):
+    """The new password of a password reset link: Django's form (the password twice, its
+    validators), saved by user_password_set, which revokes the user's API tokens."""
 
     def save(self, commit: bool = True) -> User:
         # Always saved: the password and the revocation of the tokens go together.

@@ -8,13 +8,21 @@ with the same throttle classes and settings, so a page is no way around them.
 from django.contrib import messages
 from django.contrib.auth import login, logout, update_session_auth_hash
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import PasswordResetConfirmView, PasswordResetView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import reverse, reverse_lazy
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts.forms import LoginForm, PasswordChangeForm, ProfileForm, RegisterForm
+from accounts.forms import (
+    LoginForm,
+    PasswordChangeForm,
+    PasswordForgottenForm,
+    PasswordResetSetForm,
+    ProfileForm,
+    RegisterForm,
+)
 from accounts.models import UserType
 from accounts.services import user_authenticate, user_register, user_update
 from config.api.throttling import LOGIN_THROTTLES, RegisterAddressThrottle, page_request_wait
@@ -145,3 +153,33 @@ def password_change(request: HttpRequest) -> HttpResponse:
                 messages.success(request, "Password changed.")
                 return redirect("accounts:profile")
     return render(request, "accounts/password.html", {"form": form}, status=status)
+
+
+class PasswordForgottenView(PasswordResetView):
+    """ "Forgot your password?": an email address, and the same answer whether an account
+    has it or not (Django's view). Attempts count against the sign-in limits of the address
+    and of the email (429 with the time to wait); the email goes to the worker."""
+
+    form_class = PasswordForgottenForm
+    template_name = "accounts/password_reset.html"
+    success_url = reverse_lazy("accounts:password-reset-done")
+
+    def post(self, request, *args, **kwargs):
+        wait = page_request_wait(request, LOGIN_THROTTLES)
+        if wait is None:
+            return super().post(request, *args, **kwargs)
+        form = self.get_form()
+        form.is_valid()
+        form.add_error(None, TOO_MANY_ATTEMPTS.format(seconds=wait))
+        response = self.render_to_response(self.get_context_data(form=form), status=429)
+        response["Retry-After"] = str(wait)
+        return response
+
+
+class PasswordResetSetView(PasswordResetConfirmView):
+    """The page of a password reset link: a new password twice (Django's view checks the
+    link), saved by user_password_set."""
+
+    form_class = PasswordResetSetForm
+    template_name = "accounts/password_reset_confirm.html"
+    success_url = reverse_lazy("accounts:password-reset-complete")

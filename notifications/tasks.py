@@ -1,4 +1,4 @@
-"""Background tasks of notifications: webhook deliveries (Django's tasks framework).
+"""Background tasks of notifications: webhook deliveries and email (Django's tasks framework).
 
 The worker (`manage.py db_worker`, docs/deployment.md) runs them. With the database backend
 a task enqueued inside a transaction is a row of that transaction: it commits with the
@@ -13,6 +13,7 @@ from django.tasks import task
 from django_tasks_db import DatabaseBackend
 
 from notifications.delivery import deliveries_sweep, deliveries_sweep_now_and_then, delivery_attempt
+from notifications.email import Email, email_deliver, email_retry_after
 
 
 @task()
@@ -60,3 +61,30 @@ def deliveries_enqueue(
         enqueue()
     else:
         transaction.on_commit(enqueue)
+
+
+@task()
+def email_send(email: Email, attempt: int = 1) -> str:
+    """Send one email; a failed attempt is tried again after the next delay of
+    EMAIL_RETRY_SCHEDULE, and given up (logged) after the last one. Returns "sent",
+    "retrying" or "failed"."""
+    if email_deliver(email, attempt=attempt):
+        return "sent"
+    run_after = email_retry_after(email, attempt=attempt)
+    if run_after is None:
+        return "failed"
+    if email_send.get_backend().supports_defer:
+        email_send.using(run_after=run_after).enqueue(email, attempt + 1)
+    else:
+        email_send.enqueue(email, attempt + 1)
+    return "retrying"
+
+
+def email_enqueue(email: Email) -> None:
+    """Queue an email for the worker, with the transaction of the change that caused it
+    (as deliveries_enqueue: a database backend's task row is part of the transaction,
+    another backend's task is enqueued once it commits)."""
+    if isinstance(email_send.get_backend(), DatabaseBackend):
+        email_send.enqueue(email)
+    else:
+        transaction.on_commit(lambda: email_send.enqueue(email))

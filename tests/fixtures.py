@@ -7,9 +7,14 @@ The users are User objects of each role: `customer`, `other_customer`, `owner`,
 Helpers to make more users and clients are in tests/support.py.
 """
 
+import socket
+from email import message_from_bytes
+from email.message import EmailMessage
+from email.policy import default as default_policy
 from pathlib import Path
 
 import pytest
+from aiosmtpd.controller import Controller
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
@@ -160,3 +165,41 @@ def media_root(settings, tmp_path) -> Path:
     root.mkdir()
     settings.MEDIA_ROOT = root
     return root
+
+
+class MailBox:
+    """What a real SMTP server (aiosmtpd) received: each message parsed, with its envelope."""
+
+    def __init__(self):
+        self.messages: list[EmailMessage] = []
+        self.recipients: list[list[str]] = []
+
+    async def handle_DATA(self, server, session, envelope):  # aiosmtpd calls it by this name
+        self.messages.append(message_from_bytes(envelope.content, policy=default_policy))
+        self.recipients.append(list(envelope.rcpt_tos))
+        return "250 Message accepted for delivery"
+
+
+def smtp_mailers(port: int, **options) -> dict:
+    """MAILERS whose default sends by SMTP to 127.0.0.1:`port`."""
+    return {
+        "default": {
+            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "OPTIONS": {"host": "127.0.0.1", "port": port, "timeout": 5, **options},
+        }
+    }
+
+
+@pytest.fixture
+def smtp_server(settings):
+    """A real SMTP server on a free local port, which the email settings point at; yields
+    its MailBox."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    mailbox = MailBox()
+    controller = Controller(mailbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    settings.MAILERS = smtp_mailers(port)
+    yield mailbox
+    controller.stop()

@@ -241,6 +241,41 @@ TASKS = {
     }
 }
 
+# Email (docs/email.md), sent by the worker only. EMAIL_URL names the backend and its server:
+# smtp://user:password@host:25, smtp+tls://... (STARTTLS, port 587), smtp+ssl://... (TLS,
+# port 465). Without it each message is written as a file under EMAIL_FILE_PATH
+# (development). Django's MAILERS holds the result; EMAIL_TIMEOUT bounds an SMTP attempt.
+EMAIL_URL = env("EMAIL_URL", default="")
+if EMAIL_URL:
+    email_server = environ.Env.email_url_config(EMAIL_URL)
+    MAILERS = {
+        "default": {
+            "BACKEND": email_server["EMAIL_BACKEND"],
+            "OPTIONS": {
+                "host": email_server["EMAIL_HOST"],
+                "port": email_server["EMAIL_PORT"],
+                "username": email_server["EMAIL_HOST_USER"] or "",
+                "password": email_server["EMAIL_HOST_PASSWORD"] or "",
+                "use_tls": email_server.get("EMAIL_USE_TLS", False),
+                "use_ssl": email_server.get("EMAIL_USE_SSL", False),
+                "timeout": env.int("EMAIL_TIMEOUT", default=15),
+            },
+        }
+    }
+else:
+    MAILERS = {
+        "default": {
+            "BACKEND": "django.core.mail.backends.filebased.EmailBackend",
+            "OPTIONS": {"file_path": env("EMAIL_FILE_PATH", default=str(VAR_DIR / "mail"))},
+        }
+    }
+PLATFORM_NAME = env("PLATFORM_NAME", default="Estate")
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default=f"{PLATFORM_NAME} <no-reply@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# Seconds before each retry of an email whose sending failed: 1 min, 5 min, 30 min, 2 h,
+# 6 h; after the last one it is given up (and logged).
+EMAIL_RETRY_SCHEDULE = [60, 300, 1800, 7200, 21600]
+
 # The platform's public address. Absolute URLs made outside a request (photo URLs in
 # webhook payloads) start with it.
 SITE_URL = env("SITE_URL", default="http://127.0.0.1:8000")

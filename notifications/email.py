@@ -1,0 +1,101 @@
+"""Email to users: composed from templates into a text and an HTML part, and sent by the
+worker (notifications.tasks.email_send), never inside a request (docs/email.md).
+
+    email = email_compose(to=user.email, subject="...", template="alert", context={...},
+                          unsubscribe_url=...)
+    email_enqueue(email)   # in the transaction of the change that caused it
+
+A composed email is a plain dict of strings (Email), so that it travels as a task's
+argument. Each message names the platform, and a message that may be unsubscribed from
+carries a one-click unsubscribe (RFC 8058: List-Unsubscribe and List-Unsubscribe-Post) and
+the link to the user's email preferences in its body.
+"""
+
+import datetime
+import logging
+import smtplib
+from typing import TypedDict
+
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
+from django.template.loader import render_to_string
+from django.utils import timezone
+
+logger = logging.getLogger("notifications.email")
+
+
+class Email(TypedDict):
+    """An email ready to send: who to, its subject, its two parts, its unsubscribe URL."""
+
+    to: str
+    subject: str
+    text: str
+    html: str
+    # Empty for a message that cannot be unsubscribed from (a password reset).
+    unsubscribe_url: str
+
+
+def email_compose(
+    *, to: str, subject: str, template: str, context: dict, unsubscribe_url: str = ""
+) -> Email:
+    """Render templates/email/<template>.txt and .html with `context`, the platform's name
+    and the unsubscribe and preferences links; the subject is prefixed with the name."""
+    context = {
+        **context,
+        "platform_name": settings.PLATFORM_NAME,
+        "site_url": settings.SITE_URL,
+        "unsubscribe_url": unsubscribe_url,
+    }
+    return Email(
+        to=to,
+        subject=f"{settings.PLATFORM_NAME}: {subject}",
+        text=render_to_string(f"email/{template}.txt", context),
+        html=render_to_string(f"email/{template}.html", context),
+        unsubscribe_url=unsubscribe_url,
+    )
+
+
+def email_message(email: Email) -> EmailMultiAlternatives:
+    """The message Django's email framework sends: text first, HTML as its alternative."""
+    headers = {}
+    if email["unsubscribe_url"]:
+        headers["List-Unsubscribe"] = f"<{email['unsubscribe_url']}>"
+        headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    message = EmailMultiAlternatives(
+        subject=email["subject"],
+        body=email["text"],
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        to=[email["to"]],
+        headers=headers,
+    )
+    message.attach_alternative(email["html"], "text/html")
+    return message
+
+
+def email_deliver(email: Email, *, attempt: int) -> bool:
+    """Send one email through the configured backend; False when this attempt failed.
+
+    A failure is logged with the attempt's number and the error's kind, never the server's
+    credentials or the message.
+    """
+    try:
+        email_message(email).send()
+    except (smtplib.SMTPException, OSError) as error:
+        logger.warning(
+            "email %r could not be sent (attempt %s): %s",
+            email["subject"],
+            attempt,
+            type(error).__name__,
+        )
+        return False
+    return True
+
+
+def email_retry_after(email: Email, *, attempt: int) -> datetime.datetime | None:
+    """When to try again an email whose attempt `attempt` failed (EMAIL_RETRY_SCHEDULE), or
+    None, logged as an error, when that was the last one."""
+    schedule = settings.EMAIL_RETRY_SCHEDULE
+    if attempt > len(schedule):
+        logger.error("email %r given up after %s attempts", email["subject"], attempt)
+        return None
+    return timezone.now() + datetime.timedelta(seconds=schedule[attempt - 1])
