@@ -5,8 +5,10 @@ import datetime
 from django.conf import settings
 from django.contrib.auth import authenticate
 from django.contrib.auth.password_validation import validate_password
+from django.core import signing
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
+from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import AccessToken, Admin, Customer, Owner, User, UserType
@@ -20,6 +22,8 @@ from config.errors import (
 from listings.cache import public_reads_changed
 from listings.models import Property
 from media_app.cleanup import media_files_delete_on_commit, media_files_for_deletion
+from notifications.email import email_compose
+from notifications.tasks import email_enqueue
 
 EMAIL_TAKEN = "An account with this email already exists."
 LAST_ADMIN = "The platform needs an active administrator: make another user an administrator first."
@@ -91,9 +95,12 @@ def user_register(
     if User.objects.filter(email__iexact=email).exists():
         raise Conflict(EMAIL_TAKEN, field="email")
     try:
-        return user_create(
-            email=email, password=password, name=name, phone=phone, user_type=user_type
-        )
+        with transaction.atomic():
+            user = user_create(
+                email=email, password=password, name=name, phone=phone, user_type=user_type
+            )
+            email_confirmation_send(user=user)
+            return user
     except IntegrityError as error:
         # Another registration with this email committed between the check and the insert.
         raise Conflict(EMAIL_TAKEN, field="email") from error
@@ -190,6 +197,7 @@ def user_update(
     acting_admin = by.is_admin
     if not acting_admin and by.pk != user.pk:
         raise PermissionRefused("You may change only your own account.")
+    confirm_new_email = False
     if "email" in fields and email is not None and email_normalize(email) != user.email:
         if not acting_admin:
             raise PermissionRefused("Only administrators change an email address.", field="email")
@@ -197,6 +205,9 @@ def user_update(
         if User.objects.filter(email__iexact=email).exclude(pk=user.pk).exists():
             raise Conflict(EMAIL_TAKEN, field="email")
         user.email = email
+        # A new address is confirmed again before alerts go to it.
+        user.email_verified = None
+        confirm_new_email = True
     if "user_type" in fields and user_type is not None and user_type != user.user_type:
         if not acting_admin:
             raise PermissionRefused("Only administrators change a user type.", field="userType")
@@ -219,6 +230,8 @@ def user_update(
         raise Conflict(EMAIL_TAKEN, field="email") from error
     if changes_password:
         user_password_set(user=user, password=password, keep_token=keep_token)
+    if confirm_new_email:
+        email_confirmation_send(user=user)
     role_record_ensure(user=user)
     # A listing's detail shows its owner's name, email and phone.
     public_reads_changed()
@@ -239,3 +252,46 @@ def user_delete(*, user: User, by: User) -> None:
     user.delete()
     public_reads_changed()
     media_files_delete_on_commit(files)
+
+
+# --- Email confirmation -------------------------------------------------------------------
+
+EMAIL_CONFIRMATION_SALT = "accounts.email-confirmation"
+EMAIL_CONFIRMATION_INVALID = "This link has expired or is not valid: ask for a new one."
+
+
+def email_confirmation_token(*, user: User) -> str:
+    """A signed, timestamped token naming the user and the address to confirm: it stops
+    working when the address changes, and after EMAIL_CONFIRMATION_MAX_AGE seconds."""
+    return signing.dumps([user.pk, user.email], salt=EMAIL_CONFIRMATION_SALT, compress=True)
+
+
+def email_confirmation_send(*, user: User) -> None:
+    """Queue the email that asks the user to confirm their address (with the transaction
+    of the change that calls for it: a sign-up, a new address)."""
+    path = reverse("accounts:email-confirm", args=[email_confirmation_token(user=user)])
+    email = email_compose(
+        to=user.email,
+        subject="Confirm your email address",
+        template="email_confirmation",
+        context={"name": user.name or user.email, "confirm_url": f"{settings.SITE_URL}{path}"},
+    )
+    email_enqueue(email)
+
+
+def user_email_confirm(*, token: str) -> User:
+    """Mark the address a confirmation link names as confirmed (once: a second use changes
+    nothing); an expired, altered or outdated link is ValidationFailed."""
+    try:
+        user_id, address = signing.loads(
+            token, salt=EMAIL_CONFIRMATION_SALT, max_age=settings.EMAIL_CONFIRMATION_MAX_AGE
+        )
+    except (signing.BadSignature, ValueError, TypeError) as error:
+        raise ValidationFailed(EMAIL_CONFIRMATION_INVALID) from error
+    user = User.objects.filter(pk=user_id, email=address, is_active=True).first()
+    if user is None:
+        raise ValidationFailed(EMAIL_CONFIRMATION_INVALID)
+    if user.email_verified is None:
+        user.email_verified = timezone.now()
+        user.save(update_fields=["email_verified", "updated_at"])
+    return user

@@ -14,6 +14,12 @@ urlpatterns = [
     path("accounts/profile/", views.profile, name="profile"),
     path("accounts/password/", views.password_change, name="password"),
     path(
+        "accounts/email/confirmation/",
+        views.email_confirmation_again,
+        name="email-confirmation",
+    ),
+    path("accounts/email/confirm/<str:token>/", views.email_confirm, name="email-confirm"),
+    path(
         "accounts/password/forgotten/",
         views.PasswordForgottenView.as_view(),
         name="password-reset",

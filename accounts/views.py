@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
 from django.views.decorators.debug import sensitive_post_parameters
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.forms import (
     LoginForm,
@@ -24,8 +24,19 @@ from accounts.forms import (
     RegisterForm,
 )
 from accounts.models import UserType
-from accounts.services import user_authenticate, user_register, user_update
-from config.api.throttling import LOGIN_THROTTLES, RegisterAddressThrottle, page_request_wait
+from accounts.services import (
+    email_confirmation_send,
+    user_authenticate,
+    user_email_confirm,
+    user_register,
+    user_update,
+)
+from config.api.throttling import (
+    LOGIN_THROTTLES,
+    LoginAddressThrottle,
+    RegisterAddressThrottle,
+    page_request_wait,
+)
 from config.errors import DomainError
 from config.website import TOO_MANY_ATTEMPTS, add_domain_error, next_url
 
@@ -183,3 +194,29 @@ class PasswordResetSetView(PasswordResetConfirmView):
     form_class = PasswordResetSetForm
     template_name = "accounts/password_reset_confirm.html"
     success_url = reverse_lazy("accounts:password-reset-complete")
+
+
+@require_GET
+def email_confirm(request: HttpRequest, token: str) -> HttpResponse:
+    """The link of a confirmation email: the address it names is confirmed (a second visit
+    changes nothing); an expired or outdated link says so."""
+    try:
+        user_email_confirm(token=token)
+    except DomainError as error:
+        messages.error(request, error.detail)
+    else:
+        messages.success(request, "Your email address is confirmed.")
+    return redirect("accounts:profile" if request.user.is_authenticated else "accounts:login")
+
+
+@login_required
+@require_POST
+def email_confirmation_again(request: HttpRequest) -> HttpResponse:
+    """Send my confirmation link again (counted against the sign-in limits of my address)."""
+    wait = page_request_wait(request, [LoginAddressThrottle])
+    if wait is not None:
+        messages.error(request, TOO_MANY_ATTEMPTS.format(seconds=wait))
+    elif request.user.email_verified is None:
+        email_confirmation_send(user=request.user)
+        messages.success(request, f"A new confirmation link is on its way to {request.user.email}.")
+    return redirect("accounts:profile")

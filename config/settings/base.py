@@ -270,6 +270,8 @@ else:
         }
     }
 PLATFORM_NAME = env("PLATFORM_NAME", default="Estate")
+# How long an email address confirmation link works, in seconds (7 days).
+EMAIL_CONFIRMATION_MAX_AGE = env.int("EMAIL_CONFIRMATION_MAX_AGE", default=7 * 24 * 3600)
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default=f"{PLATFORM_NAME} <no-reply@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # Seconds before each retry of an email whose sending failed: 1 min, 5 min, 30 min, 2 h,
