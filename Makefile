@@ -63,6 +63,7 @@ format: install
 # The production settings must pass Django's deployment checklist with a real-looking secret.
 deploy-check: install
 	DJANGO_SETTINGS_MODULE=config.settings.production ALLOWED_HOSTS=estate.example.com \
+	  EMAIL_URL=smtp+tls://mailer:secret@mail.estate.example.com:587 \
 	  SECRET_KEY="$$($(PY) -c 'import secrets; print(secrets.token_urlsafe(50))')" \
 	  $(PY) manage.py check --deploy --fail-level WARNING
 

@@ -259,6 +259,12 @@ def _saved_search_frequency(frequency: str) -> str:
     return frequency
 
 
+def _require_saved_search_user(*, saved_search: SavedSearch, by: User) -> None:
+    """Only a saved search's user changes it: administrators read saved searches only."""
+    if not (by.is_authenticated and by.pk == saved_search.user_id):
+        raise PermissionRefused(CHANGE_ONLY_YOUR_OWN)
+
+
 @transaction.atomic
 def saved_search_create(
     *,
@@ -298,8 +304,7 @@ def saved_search_update(
 
     Values that differ count as a change: a change of nothing leaves updatedAt alone.
     """
-    if not (by.is_authenticated and by.pk == saved_search.user_id):
-        raise PermissionRefused(CHANGE_ONLY_YOUR_OWN)
+    _require_saved_search_user(saved_search=saved_search, by=by)
     changes = {}
     if name is not None:
         changes["name"] = _saved_search_name(name)
@@ -317,6 +322,5 @@ def saved_search_update(
 
 def saved_search_delete(*, saved_search: SavedSearch, by: User) -> None:
     """Delete a saved search; only its user may."""
-    if not (by.is_authenticated and by.pk == saved_search.user_id):
-        raise PermissionRefused(CHANGE_ONLY_YOUR_OWN)
+    _require_saved_search_user(saved_search=saved_search, by=by)
     saved_search.delete()

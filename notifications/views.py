@@ -101,9 +101,9 @@ def save_search(request: HttpRequest) -> HttpResponse:
         messages.error(request, "The search was not saved: give it a name of at most 100 letters.")
         return redirect(back)
     data = form.cleaned_data
+    # The page's criteria as listings.views put them in the form: the search's query
+    # string without order or page.
     criteria = QueryDict(data["criteria"]).dict()
-    criteria.pop("page", None)
-    criteria.pop("sort", None)
     try:
         saved_search = saved_search_create(
             by=request.user, name=data["name"], criteria=criteria, frequency=data["frequency"]

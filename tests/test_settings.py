@@ -6,6 +6,7 @@ import sys
 import pytest
 from django.conf import settings
 
+from config.mail import smtp_mailers
 from tests.factories import UserFactory
 
 
@@ -60,3 +61,24 @@ def test_production_serves_the_api_as_json_only():
 
     # then the API has no browsable HTML pages there
     assert shown.stdout.strip() == "['djangorestframework_camel_case.render.CamelCaseJSONRenderer']"
+
+
+def test_an_email_url_names_the_mail_server_of_the_default_mailer():
+    # when
+    mailers = smtp_mailers("smtp+tls://mailer:s%40cret@mail.example.com:587", timeout=9)
+
+    # then
+    assert mailers == {
+        "default": {
+            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "OPTIONS": {
+                "host": "mail.example.com",
+                "port": 587,
+                "username": "mailer",
+                "password": "s@cret",
+                "use_tls": True,
+                "use_ssl": False,
+                "timeout": 9,
+            },
+        }
+    }

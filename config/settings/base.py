@@ -11,6 +11,8 @@ from urllib.parse import urlsplit
 import environ
 from django.utils.csp import CSP
 
+from config.mail import smtp_mailers
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = BASE_DIR / "var"
 
@@ -241,27 +243,13 @@ TASKS = {
     }
 }
 
-# Email (docs/email.md), sent by the worker only. EMAIL_URL names the backend and its server:
+# Email (docs/email.md), sent by the worker only. EMAIL_URL names the mail server:
 # smtp://user:password@host:25, smtp+tls://... (STARTTLS, port 587), smtp+ssl://... (TLS,
-# port 465). Without it each message is written as a file under EMAIL_FILE_PATH
-# (development). Django's MAILERS holds the result; EMAIL_TIMEOUT bounds an SMTP attempt.
+# port 465). Without it (development) each message is written as a file under
+# EMAIL_FILE_PATH, which `manage.py check --deploy` refuses (mail.E001).
 EMAIL_URL = env("EMAIL_URL", default="")
 if EMAIL_URL:
-    email_server = environ.Env.email_url_config(EMAIL_URL)
-    MAILERS = {
-        "default": {
-            "BACKEND": email_server["EMAIL_BACKEND"],
-            "OPTIONS": {
-                "host": email_server["EMAIL_HOST"],
-                "port": email_server["EMAIL_PORT"],
-                "username": email_server["EMAIL_HOST_USER"] or "",
-                "password": email_server["EMAIL_HOST_PASSWORD"] or "",
-                "use_tls": email_server.get("EMAIL_USE_TLS", False),
-                "use_ssl": email_server.get("EMAIL_USE_SSL", False),
-                "timeout": env.int("EMAIL_TIMEOUT", default=15),
-            },
-        }
-    }
+    MAILERS = smtp_mailers(EMAIL_URL, timeout=env.int("EMAIL_TIMEOUT", default=15))
 else:
     MAILERS = {
         "default": {
