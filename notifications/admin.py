@@ -16,6 +16,7 @@ from config.errors import DomainError
 from notifications import services
 from notifications.delivery import delivery_retry_now
 from notifications.models import (
+    EmailPreferences,
     Event,
     Notification,
     SavedSearch,
@@ -24,6 +25,22 @@ from notifications.models import (
     WebhookEndpoint,
 )
 from notifications.tasks import deliveries_enqueue
+
+
+@admin.register(EmailPreferences)
+class EmailPreferencesAdmin(ReadOnlyModelAdmin):
+    """Which topics' emails users want; only they change them (or unsubscribe)."""
+
+    list_display = ["user_email", "alerts", "visits", "listings", "updated_at"]
+    list_filter = ["alerts", "visits", "listings"]
+    list_select_related = ["user"]
+    search_fields = ["user__email"]
+    show_full_result_count = False
+    fields = ["user", "alerts", "visits", "listings", "updated_at"]
+
+    @admin.display(description="user", ordering="user__email")
+    def user_email(self, preferences: EmailPreferences) -> str:
+        return preferences.user.email
 
 
 @admin.register(SavedSearch)

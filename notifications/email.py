@@ -19,6 +19,7 @@ from typing import TypedDict
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import timezone
 
 logger = logging.getLogger("notifications.email")
@@ -45,6 +46,7 @@ def email_compose(
         "platform_name": settings.PLATFORM_NAME,
         "site_url": settings.SITE_URL,
         "unsubscribe_url": unsubscribe_url,
+        "preferences_url": f"{settings.SITE_URL}{reverse('notifications:email-preferences')}",
     }
     return Email(
         to=to,

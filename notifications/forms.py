@@ -1,6 +1,6 @@
-"""Forms of the website's saved searches: saving the search on the page, and renaming a
-saved search or changing how often it alerts. Their rules are the services' own
-(notifications.services); a refusal is shown on the field it names."""
+"""Forms of the website's saved searches (saving the search on the page, renaming a saved
+search or changing how often it alerts) and email preferences. Their rules are the
+services' own (notifications.services); a refusal is shown on the field it names."""
 
 from urllib.parse import urlencode
 
@@ -8,7 +8,7 @@ from django import forms
 
 from listings.models import PropertyType, TransactionType
 from listings.search import SearchParams
-from notifications.models import AlertFrequency
+from notifications.models import AlertFrequency, EmailTopic
 from notifications.services import SAVED_SEARCH_NAME_MAX_LENGTH
 
 
@@ -26,6 +26,15 @@ class SaveSearchForm(SavedSearchForm):
     service checks as the API's criteria) with a name and a frequency."""
 
     criteria = forms.CharField(widget=forms.HiddenInput, max_length=8000)
+
+
+class EmailPreferencesForm(forms.Form):
+    """One checkbox per email topic: ticked, its emails are wanted."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for topic in EmailTopic:
+            self.fields[topic.value] = forms.BooleanField(label=topic.label, required=False)
 
 
 def suggested_name(params: SearchParams) -> str:

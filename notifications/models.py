@@ -1,4 +1,4 @@
-"""In-app notifications, saved searches (alerts) and webhook registrations."""
+"""In-app notifications, saved searches (alerts), email preferences and webhook registrations."""
 
 from django.conf import settings
 from django.db import models
@@ -90,6 +90,37 @@ class SavedSearch(TimestampedModel):
 
     def __str__(self) -> str:
         return self.name
+
+
+class EmailTopic(models.TextChoices):
+    """What an email that users may stop is about; each is switched on or off per user."""
+
+    ALERTS = "alerts", "New listings for your saved searches, and price drops of your favorites"
+    VISITS = "visits", "Visits: requested, confirmed, cancelled or rescheduled"
+    LISTINGS = "listings", "Your listings: approved or suspended"
+
+
+class EmailPreferences(models.Model):
+    """Which topics' emails a user wants (EmailTopic: one field each). A user without a row
+    wants them all (notifications.selectors.email_preferences_of)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="email_preferences",
+    )
+    alerts = models.BooleanField(default=True)
+    visits = models.BooleanField(default=True)
+    listings = models.BooleanField(default=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "email preferences"
+
+    def __str__(self) -> str:
+        wanted = [topic.value for topic in EmailTopic if getattr(self, topic.value)]
+        return ", ".join(wanted) or "no email"
 
 
 class WebhookEndpoint(TimestampedModel):

@@ -8,6 +8,7 @@ from listings.models import Property
 from listings.selectors import gallery_files
 from media_app.models import Image
 from notifications.models import (
+    EmailPreferences,
     Notification,
     SavedSearch,
     WebhookAttempt,
@@ -139,3 +140,9 @@ def saved_search_visible_to(*, viewer: User) -> QuerySet[SavedSearch]:
     if not viewer.is_authenticated:
         return saved_searches.none()
     return saved_searches.filter(user_id=viewer.pk)
+
+
+def email_preferences_of(*, user: User) -> EmailPreferences:
+    """The user's email preferences; every topic on for a user who never changed them (an
+    unsaved row with the defaults)."""
+    return EmailPreferences.objects.filter(user=user).first() or EmailPreferences(user=user)

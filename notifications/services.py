@@ -3,7 +3,9 @@
 from collections.abc import Iterable, Mapping
 
 from django.conf import settings
+from django.core import signing
 from django.db import transaction
+from django.urls import reverse
 
 from accounts.models import User, UserType
 from accounts.selectors import user_id_named
@@ -15,6 +17,8 @@ from notifications.events import NewEvent, events_record
 from notifications.models import (
     ALL_EVENTS,
     AlertFrequency,
+    EmailPreferences,
+    EmailTopic,
     EventType,
     Notification,
     NotificationStatus,
@@ -324,3 +328,58 @@ def saved_search_delete(*, saved_search: SavedSearch, by: User) -> None:
     """Delete a saved search; only its user may."""
     _require_saved_search_user(saved_search=saved_search, by=by)
     saved_search.delete()
+
+
+# --- Email preferences and unsubscribing (docs/email.md) -----------------------------------
+
+UNSUBSCRIBE_SALT = "notifications.unsubscribe"
+UNSUBSCRIBE_INVALID = "This unsubscribe link is not valid."
+
+
+def email_preferences_update(
+    *, user: User, by: User, changes: Mapping[str, object]
+) -> EmailPreferences:
+    """Switch the user's emails of some topics on (true) or off (false); only the user.
+
+    `changes` maps EmailTopic values to booleans; anything else is ValidationFailed on its
+    key.
+    """
+    if not (by.is_authenticated and by.pk == user.pk):
+        raise PermissionRefused("You may change only your own email preferences.")
+    for topic, wanted in changes.items():
+        if topic not in EmailTopic.values:
+            raise ValidationFailed(
+                f"Not an email topic; those are: {', '.join(EmailTopic.values)}.", field=topic
+            )
+        if not isinstance(wanted, bool):
+            raise ValidationFailed("true or false.", field=topic)
+    preferences, _created = EmailPreferences.objects.update_or_create(
+        user=user, defaults=dict(changes)
+    )
+    return preferences
+
+
+def email_unsubscribe_url(*, user: User, topic: str) -> str:
+    """The one-click link that stops the user's emails of `topic` (RFC 8058): a signed token
+    of the user and the topic, which does not expire."""
+    token = signing.dumps([user.pk, topic], salt=UNSUBSCRIBE_SALT, compress=True)
+    return f"{settings.SITE_URL}{reverse('notifications:unsubscribe', args=[token])}"
+
+
+def email_unsubscribe_topic(*, token: str) -> tuple[User, str]:
+    """The user and topic an unsubscribe link names, or ValidationFailed."""
+    try:
+        user_id, topic = signing.loads(token, salt=UNSUBSCRIBE_SALT)
+    except (signing.BadSignature, ValueError, TypeError) as error:
+        raise ValidationFailed(UNSUBSCRIBE_INVALID) from error
+    user = User.objects.filter(pk=user_id).first()
+    if user is None or topic not in EmailTopic.values:
+        raise ValidationFailed(UNSUBSCRIBE_INVALID)
+    return user, topic
+
+
+def email_unsubscribe(*, token: str) -> tuple[User, str]:
+    """Stop the emails an unsubscribe link names (idempotent); returns the user and topic."""
+    user, topic = email_unsubscribe_topic(token=token)
+    email_preferences_update(user=user, by=user, changes={topic: False})
+    return user, topic

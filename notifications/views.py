@@ -1,5 +1,6 @@
 """Website pages of notifications and alerts: my notifications (mark one or all read), my
-saved searches (save the search on the page, rename, change the frequency, delete)."""
+saved searches (save the search on the page, rename, change the frequency, delete), my email
+preferences, and the unsubscribe links of emails."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -8,18 +9,29 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config.errors import DomainError
 from config.website import next_url
 from listings.search import SearchParamsInvalid
-from notifications.forms import SavedSearchForm, SaveSearchForm, criteria_query
+from notifications.forms import (
+    EmailPreferencesForm,
+    SavedSearchForm,
+    SaveSearchForm,
+    criteria_query,
+)
+from notifications.models import EmailTopic
 from notifications.selectors import (
+    email_preferences_of,
     notification_list,
     notification_visible_to,
     saved_search_visible_to,
 )
 from notifications.services import (
+    email_preferences_update,
+    email_unsubscribe,
+    email_unsubscribe_topic,
     notification_mark_all_read,
     notification_mark_read,
     saved_search_create,
@@ -153,3 +165,36 @@ def delete_saved_search(request: HttpRequest, pk: str) -> HttpResponse:
     saved_search_delete(saved_search=saved_search, by=request.user)
     messages.success(request, f"Search “{saved_search.name}” deleted.")
     return redirect("notifications:saved-searches")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def my_email_preferences(request: HttpRequest) -> HttpResponse:
+    """Which topics' emails I want (email_preferences_update)."""
+    preferences = email_preferences_of(user=request.user)
+    initial = {topic.value: getattr(preferences, topic.value) for topic in EmailTopic}
+    form = EmailPreferencesForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        email_preferences_update(user=request.user, by=request.user, changes=form.cleaned_data)
+        messages.success(request, "Email preferences saved.")
+        return redirect("notifications:email-preferences")
+    return render(request, "notifications/email_preferences.html", {"form": form})
+
+
+# A mail provider's one-click unsubscribe (RFC 8058) is a POST without cookies: the signed
+# token in the URL is what authorizes it, and stopping emails is all it can do.
+@csrf_exempt
+@require_http_methods(["GET", "POST"])
+def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
+    """An email's unsubscribe link: GET asks to confirm, POST (the page's button, or the
+    mail provider's one-click) stops the emails of its topic."""
+    try:
+        if request.method == "POST":
+            _user, topic = email_unsubscribe(token=token)
+        else:
+            _user, topic = email_unsubscribe_topic(token=token)
+    except DomainError as error:
+        context = {"error": error.detail}
+        return render(request, "notifications/unsubscribe.html", context, status=400)
+    context = {"topic": EmailTopic(topic), "done": request.method == "POST"}
+    return render(request, "notifications/unsubscribe.html", context)

@@ -17,6 +17,7 @@ from listings.models import Property
 from notifications.models import (
     ALL_EVENTS,
     AlertFrequency,
+    EmailTopic,
     EventType,
     Notification,
     NotificationStatus,
@@ -316,3 +317,21 @@ class SavedSearchWriteSerializer(serializers.Serializer):
         required=False,
         help_text="How often new matches are sent; DAILY when not given.",
     )
+
+
+class EmailPreferencesSerializer(serializers.Serializer):
+    """A user's email preferences: which topics' emails they want (EmailTopic), and whether
+    their address is confirmed (no alert goes to an unconfirmed one; docs/email.md)."""
+
+    alerts = StrictBooleanField(help_text=EmailTopic.ALERTS.label)
+    visits = StrictBooleanField(help_text=EmailTopic.VISITS.label)
+    listings = StrictBooleanField(help_text=EmailTopic.LISTINGS.label)
+    email_confirmed = serializers.BooleanField(read_only=True)
+
+
+def email_preferences_item(preferences) -> dict:
+    """GET and PATCH /notifications/email-preferences's answer."""
+    return {
+        **{topic.value: getattr(preferences, topic.value) for topic in EmailTopic},
+        "email_confirmed": preferences.user.email_verified is not None,
+    }

@@ -25,6 +25,7 @@ from listings.api.serializers import search_refusals
 from listings.search import SearchParamsInvalid
 from notifications import selectors, services
 from notifications.api.serializers import (
+    EmailPreferencesSerializer,
     MarkAllReadResultSerializer,
     MarkAllReadSerializer,
     NotificationBulkCreateSerializer,
@@ -39,6 +40,7 @@ from notifications.api.serializers import (
     WebhookEndpointSerializer,
     WebhookRegisterSerializer,
     WebhookRegistrationSerializer,
+    email_preferences_item,
     notification_items,
 )
 from notifications.filters import NotificationFilter
@@ -181,6 +183,29 @@ class NotificationViewSet(CamelCasedActionsMixin, ApiViewSet):
         user = _named_user(request, serializer.validated_data.get("user_id"))
         updated = services.notification_mark_all_read(user=user, by=request.user)
         return Response(MarkAllReadResultSerializer({"updated": updated}).data)
+
+    @extend_schema(
+        methods=["GET"],
+        summary="Your email preferences: which topics' emails you want",
+        responses={200: EmailPreferencesSerializer},
+    )
+    @extend_schema(
+        methods=["PATCH"],
+        summary="Switch the emails of some topics on or off",
+        request=EmailPreferencesSerializer(partial=True),
+        responses={200: EmailPreferencesSerializer},
+    )
+    @action(detail=False, methods=["get", "patch"], url_path="email-preferences")
+    def email_preferences(self, request):
+        if request.method == "PATCH":
+            serializer = EmailPreferencesSerializer(data=request.data, partial=True)
+            serializer.is_valid(raise_exception=True)
+            preferences = services.email_preferences_update(
+                user=request.user, by=request.user, changes=serializer.validated_data
+            )
+        else:
+            preferences = selectors.email_preferences_of(user=request.user)
+        return Response(email_preferences_item(preferences))
 
 
 def _named_user(request, user_id: str | None) -> User:

@@ -10,7 +10,12 @@ from accounts.services import access_token_issue
 from listings.models import MapCell, Place, PropertyStatus, PublicListingGroup
 from listings.services import property_change_status
 from media_app.models import Image
-from notifications.models import DeliveryErrorKind, WebhookAttempt, WebhookDelivery
+from notifications.models import (
+    DeliveryErrorKind,
+    EmailPreferences,
+    WebhookAttempt,
+    WebhookDelivery,
+)
 from tests.factories import (
     AppointmentFactory,
     CategoryFactory,
@@ -74,6 +79,7 @@ def every_kind_of_row(moderator):
     FavoriteFactory(property=record.property)
     NotificationFactory(property=record.property)
     SavedSearchFactory()
+    EmailPreferences.objects.create(user=UserFactory(), visits=False)
     WebhookEndpointFactory()
     CustomerFactory()
     access_token_issue(user=moderator)
