@@ -92,7 +92,7 @@ test-browser: install chromium
 
 # The bounded load test (docs/reliability.md): gunicorn + PostgreSQL + db_worker, 32 users,
 # 2 minutes, reads and writes; needs a PostgreSQL server (LOAD_DATABASE_SERVER).
-.PHONY: load-test bench
+.PHONY: load-test bench bench-matching
 load-test: install
 	$(PY) -m tests.load.run $(LOAD_ARGS)
 
@@ -103,6 +103,11 @@ bench: install
 	@command -v wrk >/dev/null || { echo "wrk is missing; installing Debian's package"; \
 	  apt-get install -y -q wrk >/dev/null; }
 	$(PY) -m bench.run --size $(SIZE) $(BENCH_ARGS)
+
+# The alerts' matching (docs/performance.md): one listing against SEARCHES saved searches.
+SEARCHES ?= 100000
+bench-matching: install
+	$(PY) -m bench.matching --size $(SIZE) --searches $(SEARCHES)
 
 # Known vulnerabilities of the pinned dependencies (docs/reliability.md). pip-audit reads PyPI's
 # advisory data from its per-release JSON API; --strict fails on any dependency it could not

@@ -74,6 +74,22 @@ class SavedSearch(TimestampedModel):
     frequency = models.CharField(
         max_length=7, choices=AlertFrequency.choices, default=AlertFrequency.DAILY
     )
+    # The criteria as columns, which the matching of a new listing reads from indexes
+    # (notifications.matching, which also writes them): the town (lowercased), the kind,
+    # the transaction, the price range, the bedrooms and the bounding box of the map area,
+    # each None where the criteria say nothing of it. `checked_on_listing`: the criteria
+    # hold more (words, areas of floor, a drawn area, a circle, ...), checked on the listing.
+    town = models.CharField(max_length=120, null=True, editable=False)
+    kind = models.CharField(max_length=11, null=True, editable=False)
+    transaction_type = models.CharField(max_length=4, null=True, editable=False)
+    min_price = models.DecimalField(max_digits=14, decimal_places=2, null=True, editable=False)
+    max_price = models.DecimalField(max_digits=14, decimal_places=2, null=True, editable=False)
+    min_bedrooms = models.PositiveIntegerField(null=True, editable=False)
+    area_west = models.FloatField(null=True, editable=False)
+    area_south = models.FloatField(null=True, editable=False)
+    area_east = models.FloatField(null=True, editable=False)
+    area_north = models.FloatField(null=True, editable=False)
+    checked_on_listing = models.BooleanField(default=False, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -86,6 +102,19 @@ class SavedSearch(TimestampedModel):
         ]
         indexes = [
             models.Index(fields=["user", "-created_at"], name="notifications_saved_user_idx"),
+            # The matching's searches of a town (notifications.matching), and of no town nor
+            # map area; those of a map area are in a GiST index (migration 0005).
+            models.Index(
+                fields=["town"],
+                condition=Q(town__isnull=False) & ~Q(frequency=AlertFrequency.PAUSED),
+                name="notifications_saved_town_idx",
+            ),
+            models.Index(
+                fields=["transaction_type", "kind"],
+                condition=Q(town__isnull=True, area_west__isnull=True)
+                & ~Q(frequency=AlertFrequency.PAUSED),
+                name="notifications_saved_broad_idx",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -14,6 +14,7 @@ from listings.models import Property
 from listings.search import PARAMETERS, SearchParamsInvalid, search_params, search_query
 from listings.search.params import Refusal
 from notifications.events import NewEvent, events_record
+from notifications.matching import saved_search_columns
 from notifications.models import (
     ALL_EVENTS,
     AlertFrequency,
@@ -293,7 +294,13 @@ def saved_search_create(
     User.objects.select_for_update(no_key=True).get(pk=by.pk)
     if SavedSearch.objects.filter(user=by).count() >= limit:
         raise Conflict(f"A user may save at most {limit} searches; delete one to save another.")
-    return SavedSearch.objects.create(user=by, name=name, criteria=criteria, frequency=frequency)
+    return SavedSearch.objects.create(
+        user=by,
+        name=name,
+        criteria=criteria,
+        frequency=frequency,
+        **saved_search_columns(search_params(criteria)),
+    )
 
 
 def saved_search_update(
@@ -317,10 +324,16 @@ def saved_search_update(
     if frequency is not None:
         changes["frequency"] = _saved_search_frequency(frequency)
     changed = [field for field, value in changes.items() if getattr(saved_search, field) != value]
-    if changed:
-        for field in changed:
-            setattr(saved_search, field, changes[field])
-        saved_search.save(update_fields=[*changed, "updated_at"])
+    if not changed:
+        return saved_search
+    for field in changed:
+        setattr(saved_search, field, changes[field])
+    columns = []
+    if "criteria" in changed:
+        for column, value in saved_search_columns(search_params(saved_search.criteria)).items():
+            setattr(saved_search, column, value)
+            columns.append(column)
+    saved_search.save(update_fields=[*changed, *columns, "updated_at"])
     return saved_search
 
 

@@ -19,7 +19,9 @@ from listings.models import (
     TransactionType,
     TypeSpecificRecord,
 )
+from listings.search import search_params
 from media_app.models import Image, Video
+from notifications.matching import saved_search_columns
 from notifications.models import (
     AlertFrequency,
     Notification,
@@ -210,6 +212,8 @@ class NotificationFactory(factory.django.DjangoModelFactory):
 
 
 class SavedSearchFactory(factory.django.DjangoModelFactory):
+    """A saved search with its criteria's columns, as the services store it."""
+
     class Meta:
         model = SavedSearch
 
@@ -217,6 +221,11 @@ class SavedSearchFactory(factory.django.DjangoModelFactory):
     name = factory.Sequence(lambda number: f"Flats in Madrid {number}")
     criteria = factory.LazyFunction(lambda: {"type": "apartment", "municipality": "Madrid"})
     frequency = AlertFrequency.DAILY
+
+    @classmethod
+    def _create(cls, model_class, *args, **kwargs):
+        kwargs.update(saved_search_columns(search_params(kwargs["criteria"])))
+        return super()._create(model_class, *args, **kwargs)
 
 
 class WebhookEndpointFactory(factory.django.DjangoModelFactory):

@@ -55,9 +55,9 @@ def distance_km(latitude: float, longitude: float):
     return Value(2 * EARTH_RADIUS_KM, output_field=FloatField()) * ASin(Sqrt(haversine))
 
 
-def around_circle(circle: Circle) -> Q:
-    """A box around the circle, so that the (latitude, longitude) indexes narrow the rows
-    before the distance is computed.
+def circle_box(circle: Circle) -> Box:
+    """A box around the circle, west to east (every longitude, -180 to 180, for a circle
+    that reaches a pole or spans the globe's width).
 
     The box must hold the whole circle, on the same sphere as distance_km: the circle spans
     r / R radians of latitude, and at latitude phi it reaches asin(sin(r / R) / cos(phi)) east
@@ -68,7 +68,7 @@ def around_circle(circle: Circle) -> Q:
     latitude_span = math.degrees(angular_radius) + BOX_MARGIN_DEGREES
     south = max(-90.0, circle.latitude - latitude_span)
     north = min(90.0, circle.latitude + latitude_span)
-    every_longitude = Q(latitude__gte=south, latitude__lte=north)
+    every_longitude = Box(-180.0, south, 180.0, north)
     if south <= -90 or north >= 90:
         return every_longitude
     reach = math.sin(angular_radius) / math.cos(math.radians(circle.latitude))
@@ -79,7 +79,16 @@ def around_circle(circle: Circle) -> Q:
         return every_longitude
     west = (circle.longitude - longitude_span + 180) % 360 - 180
     east = (circle.longitude + longitude_span + 180) % 360 - 180
-    return within_box(Box(west, south, east, north))
+    return Box(west, south, east, north)
+
+
+def around_circle(circle: Circle) -> Q:
+    """The circle's box (circle_box), so that the (latitude, longitude) indexes narrow the
+    rows before the distance is computed."""
+    box = circle_box(circle)
+    if (box.west, box.east) == (-180.0, 180.0):
+        return Q(latitude__gte=box.south, latitude__lte=box.north)
+    return within_box(box)
 
 
 def _text_condition(text: str, database: str) -> Q:

@@ -395,3 +395,33 @@ def test_a_user_deletes_their_saved_search(customer_client, customer):
     assert response.status_code == 204
     assert response.content == b""
     assert list(SavedSearch.objects.values_list("id", flat=True)) == [kept.id]
+
+
+def test_the_matchings_columns_follow_the_criteria(customer_client, customer):
+    # given a saved search of a town
+    created = customer_client.post(
+        SAVED_SEARCHES_URL,
+        {"name": "Segovia", "criteria": {"municipality": "SEGOVIA", "maxPrice": 200000}},
+        format="json",
+    )
+    saved_search = SavedSearch.objects.get(pk=created.json()["id"])
+    before = (saved_search.town, saved_search.max_price, saved_search.area_west)
+
+    # when its criteria become a map box with words
+    customer_client.patch(
+        saved_search_url(saved_search.pk),
+        {"criteria": {"bbox": "-4,40,-3,41", "q": "pool", "minBedrooms": 2}},
+        format="json",
+    )
+
+    # then the columns the matching reads say the same (notifications.matching)
+    saved_search.refresh_from_db()
+    assert before == ("segovia", 200000, None)
+    assert (saved_search.town, saved_search.max_price, saved_search.min_bedrooms) == (None, None, 2)
+    assert (
+        saved_search.area_west,
+        saved_search.area_south,
+        saved_search.area_east,
+        saved_search.area_north,
+    ) == (-4.0, 40.0, -3.0, 41.0)
+    assert saved_search.checked_on_listing is True
