@@ -89,6 +89,10 @@ class SavedSearch(TimestampedModel):
     area_south = models.FloatField(null=True, editable=False)
     area_east = models.FloatField(null=True, editable=False)
     area_north = models.FloatField(null=True, editable=False)
+    # The words of a plain `q` (letters and digits only, no operator), folded as the text
+    # search folds them, space-separated: PostgreSQL finds them in a listing's document from
+    # a GIN index (migration 0006); None for no `q`, or one that is not plain (checked).
+    words = models.TextField(null=True, editable=False)
     checked_on_listing = models.BooleanField(default=False, editable=False)
 
     class Meta:
@@ -102,8 +106,9 @@ class SavedSearch(TimestampedModel):
         ]
         indexes = [
             models.Index(fields=["user", "-created_at"], name="notifications_saved_user_idx"),
-            # The matching's searches of a town (notifications.matching), and of no town nor
-            # map area; those of a map area are in a GiST index (migration 0005).
+            # The matching's searches of a town (notifications.matching), and of no town, map
+            # area nor words; those of a map area and those of words alone are in a GiST and
+            # a GIN index (migrations 0005 and 0006).
             models.Index(
                 fields=["town"],
                 condition=Q(town__isnull=False) & ~Q(frequency=AlertFrequency.PAUSED),
@@ -111,9 +116,9 @@ class SavedSearch(TimestampedModel):
             ),
             models.Index(
                 fields=["transaction_type", "kind"],
-                condition=Q(town__isnull=True, area_west__isnull=True)
+                condition=Q(town__isnull=True, area_west__isnull=True, words__isnull=True)
                 & ~Q(frequency=AlertFrequency.PAUSED),
-                name="notifications_saved_broad_idx",
+                name="notifications_saved_rest_idx",
             ),
         ]
 

@@ -424,4 +424,13 @@ def test_the_matchings_columns_follow_the_criteria(customer_client, customer):
         saved_search.area_east,
         saved_search.area_north,
     ) == (-4.0, 40.0, -3.0, 41.0)
-    assert saved_search.checked_on_listing is True
+    assert (saved_search.words, saved_search.checked_on_listing) == ("pool", False)
+
+    # when its words are not plain words (a phrase)
+    customer_client.patch(
+        saved_search_url(saved_search.pk), {"criteria": {"q": '"sea view"'}}, format="json"
+    )
+
+    # then they are checked on the listing
+    saved_search.refresh_from_db()
+    assert (saved_search.words, saved_search.checked_on_listing) == (None, True)
