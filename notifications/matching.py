@@ -113,9 +113,10 @@ def saved_search_columns(params: SearchParams) -> dict:
 
 
 class AreaHolds(Func):
-    """Whether a saved search's map area (its box columns) holds a point: PostgreSQL's
-    `box @> box` on the expression of the GiST index (migration 0005); elsewhere the same
-    as four comparisons."""
+    """Whether a saved search's map area (its box columns) holds a point, edges included:
+    four comparisons, as the search compares a listing with its bbox; on PostgreSQL after
+    `box @> box` on the expression of the GiST index (migration 0005), which finds them
+    (its geometry compares with a tolerance of 1e-6, so it only narrows)."""
 
     output_field = BooleanField()
 
@@ -131,15 +132,17 @@ class AreaHolds(Func):
         return sql, (*longitude[1], *longitude[1], *latitude[1], *latitude[1])
 
     def as_postgresql(self, compiler, connection, **extra_context):
+        exact, exact_params = self.as_sql(compiler, connection, **extra_context)
         longitude, latitude = (compiler.compile(part) for part in self.get_source_expressions())
         # The point as a box of no size: the GiST operator class of boxes answers `box @>
         # box`, not `box @> point`.
         point = f"point({longitude[0]}, {latitude[0]})"
-        sql = (
+        indexed = (
             "box(point(area_west, area_south), point(area_east, area_north))"
             f" @> box({point}, {point})"
         )
-        return sql, (*longitude[1], *latitude[1], *longitude[1], *latitude[1])
+        params = (*longitude[1], *latitude[1], *longitude[1], *latitude[1], *exact_params)
+        return f"({indexed} AND {exact})", params
 
 
 class WordsIn(Func):

@@ -92,12 +92,17 @@ def test_every_public_listing_matches_the_saved_searches_that_hold_it(saved):
         ({"bbox": "170,-20,-170,-10"}, 175.0, -15.0, True),
         ({"bbox": "170,-20,-170,-10"}, -175.0, -15.0, True),
         ({"bbox": "170,-20,-170,-10"}, 0.0, -15.0, False),
+        # Edges are included, and a hair past one is outside (PostgreSQL's boxes compare
+        # with a tolerance of 1e-6).
+        ({"bbox": "-4,40,-3,41"}, -3.0, 41.0, True),
+        ({"bbox": "-4,40,-3,41"}, -2.9999995, 40.5, False),
+        ({"bbox": "-4,40,-3,41"}, -3.5, 39.9999995, False),
         # A circle around a pole spans every longitude.
         ({"lat": "89", "lng": "0", "radiusKm": "300"}, 120.0, 89.5, True),
         ({"lat": "89", "lng": "0", "radiusKm": "300"}, 120.0, 80.0, False),
     ],
 )
-def test_areas_across_the_antimeridian_or_around_a_pole(criteria, longitude, latitude, held):
+def test_map_area_edges_the_antimeridian_and_the_poles(criteria, longitude, latitude, held):
     # given
     saved_search = SavedSearchFactory(criteria=criteria, frequency=AlertFrequency.INSTANT)
     listing = ListingFactory(longitude=longitude, latitude=latitude)
