@@ -20,9 +20,9 @@ a status, a drawn area, a circle; on SQLite any words) is then run on the listin
 one more statement for all of them. The equality test (tests/notifications/test_matching.py)
 compares the answer with running every saved search on every listing, on both databases.
 
-At 1,000,000 listings and 100,000 saved searches a listing's matching takes 73 ms at the
-median, 189 ms at p95 (docs/performance.md, `make bench-matching`); with words checked one
-search at a time, 1,281 and 2,131 ms.
+At 1,000,000 listings and 100,000 saved searches a listing's matching takes 73 to 100 ms at
+the median, 189 to 229 ms at p95 (docs/performance.md, `make bench-matching`, on a shared
+machine); with words checked one search at a time, 1,281 and 2,131 ms.
 """
 
 import dataclasses
