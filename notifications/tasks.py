@@ -6,7 +6,7 @@ change that caused it, or disappears with it.
 """
 
 import datetime
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from django.db import transaction
 from django.tasks import task
@@ -57,6 +57,13 @@ def deliveries_enqueue(
         for delivery_id in delivery_ids:
             deliver.enqueue(delivery_id)
 
+    _with_the_transaction(backend, enqueue)
+
+
+def _with_the_transaction(backend, enqueue: Callable[[], None]) -> None:
+    """Run `enqueue` so that its tasks commit with the caller's transaction: at once on the
+    database backend, whose task rows are part of it; once it commits on the others, which
+    cannot join it."""
     if isinstance(backend, DatabaseBackend):
         enqueue()
     else:
@@ -81,10 +88,5 @@ def email_send(email: Email, attempt: int = 1) -> str:
 
 
 def email_enqueue(email: Email) -> None:
-    """Queue an email for the worker, with the transaction of the change that caused it
-    (as deliveries_enqueue: a database backend's task row is part of the transaction,
-    another backend's task is enqueued once it commits)."""
-    if isinstance(email_send.get_backend(), DatabaseBackend):
-        email_send.enqueue(email)
-    else:
-        transaction.on_commit(lambda: email_send.enqueue(email))
+    """Queue an email for the worker, with the transaction of the change that caused it."""
+    _with_the_transaction(email_send.get_backend(), lambda: email_send.enqueue(email))

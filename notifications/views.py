@@ -29,6 +29,7 @@ from notifications.selectors import (
     saved_search_visible_to,
 )
 from notifications.services import (
+    SAVED_SEARCH_NAME_MAX_LENGTH,
     email_preferences_update,
     email_unsubscribe,
     email_unsubscribe_topic,
@@ -40,6 +41,7 @@ from notifications.services import (
 )
 
 PAGE_SIZE = 20
+NAME_RULE = f"give the search a name of at most {SAVED_SEARCH_NAME_MAX_LENGTH} letters."
 
 
 @login_required
@@ -75,11 +77,14 @@ def mark_all_read(request: HttpRequest) -> HttpResponse:
     return redirect("notifications:list")
 
 
+def _my_saved_searches(request: HttpRequest):
+    """My saved searches, newest first: an administrator's pages show their own too."""
+    return saved_search_visible_to(viewer=request.user).filter(user_id=request.user.pk)
+
+
 def _my_saved_search(request: HttpRequest, pk: str):
-    """One of my saved searches; anyone else's, an admin's view included, is 404 here."""
-    return get_object_or_404(
-        saved_search_visible_to(viewer=request.user).filter(user_id=request.user.pk), pk=pk
-    )
+    """One of my saved searches; anyone else's is 404 here."""
+    return get_object_or_404(_my_saved_searches(request), pk=pk)
 
 
 @login_required
@@ -87,7 +92,6 @@ def _my_saved_search(request: HttpRequest, pk: str):
 def my_saved_searches(request: HttpRequest) -> HttpResponse:
     """My saved searches, newest first, each with its search's link and a form to rename it
     or change how often it alerts."""
-    saved_searches = saved_search_visible_to(viewer=request.user).filter(user_id=request.user.pk)
     rows = [
         {
             "saved_search": saved_search,
@@ -97,7 +101,7 @@ def my_saved_searches(request: HttpRequest) -> HttpResponse:
                 prefix=saved_search.pk,
             ),
         }
-        for saved_search in saved_searches
+        for saved_search in _my_saved_searches(request)
     ]
     return render(request, "notifications/saved_searches.html", {"rows": rows})
 
@@ -110,7 +114,7 @@ def save_search(request: HttpRequest) -> HttpResponse:
         return redirect_to_login(back)
     form = SaveSearchForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "The search was not saved: give it a name of at most 100 letters.")
+        messages.error(request, f"The search was not saved: {NAME_RULE}")
         return redirect(back)
     data = form.cleaned_data
     # The page's criteria as listings.views put them in the form: the search's query
@@ -141,7 +145,7 @@ def change_saved_search(request: HttpRequest, pk: str) -> HttpResponse:
     saved_search = _my_saved_search(request, pk)
     form = SavedSearchForm(request.POST, prefix=saved_search.pk)
     if not form.is_valid():
-        messages.error(request, "Not changed: give the search a name of at most 100 letters.")
+        messages.error(request, f"Not changed: {NAME_RULE}")
         return redirect("notifications:saved-searches")
     try:
         saved_search_update(

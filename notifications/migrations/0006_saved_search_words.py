@@ -3,6 +3,8 @@
 criteria, by the code that writes them for new ones.
 """
 
+import importlib
+
 from django.conf import settings
 from django.db import migrations, models
 
@@ -23,14 +25,10 @@ def drop_words_index(apps, schema_editor):
         schema_editor.execute("DROP INDEX IF EXISTS notifications_saved_words_idx")
 
 
-def fill_columns(apps, schema_editor):
-    from listings.search import search_params
-    from notifications.matching import saved_search_columns
-
-    saved_searches = apps.get_model("notifications", "SavedSearch")
-    for saved_search in saved_searches.objects.all():
-        columns = saved_search_columns(search_params(saved_search.criteria))
-        saved_searches.objects.filter(pk=saved_search.pk).update(**columns)
+# Every column again, the words among them, as 0005 writes them.
+fill_columns = importlib.import_module(
+    "notifications.migrations.0005_saved_search_matching"
+).fill_columns
 
 
 class Migration(migrations.Migration):
