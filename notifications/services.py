@@ -13,6 +13,7 @@ from config.errors import Conflict, PermissionRefused, ValidationFailed
 from listings.models import Property
 from listings.search import PARAMETERS, SearchParamsInvalid, search_params, search_query
 from listings.search.params import Refusal
+from notifications.email import email_compose
 from notifications.events import NewEvent, events_record
 from notifications.matching import saved_search_columns
 from notifications.models import (
@@ -27,8 +28,10 @@ from notifications.models import (
     WebhookEndpoint,
 )
 from notifications.representations import notification_representations
+from notifications.selectors import email_preferences_of
 from notifications.signing import secret_generate, secret_is_valid
 from notifications.targets import TargetRefused, target_check
+from notifications.tasks import email_enqueue
 
 
 def _is_recipient_or_admin(*, notification: Notification, by: User) -> bool:
@@ -396,3 +399,24 @@ def email_unsubscribe(*, token: str) -> tuple[User, str]:
     user, topic = email_unsubscribe_topic(token=token)
     email_preferences_update(user=user, by=user, changes={topic: False})
     return user, topic
+
+
+def user_email_send(*, user: User, topic: str, subject: str, template: str, context: dict) -> bool:
+    """Queue an email of `topic` (EmailTopic) to the user, with the caller's transaction,
+    when they may get it: their address is confirmed and the topic is on. Returns whether
+    it was queued.
+
+    The message carries the topic's one-click unsubscribe link (email_unsubscribe_url) and
+    the user's name as `name` in its template's context.
+    """
+    if user.email_verified is None or not getattr(email_preferences_of(user=user), topic):
+        return False
+    email = email_compose(
+        to=user.email,
+        subject=subject,
+        template=template,
+        context={"name": user.name or user.email, **context},
+        unsubscribe_url=email_unsubscribe_url(user=user, topic=topic),
+    )
+    email_enqueue(email)
+    return True
