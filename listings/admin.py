@@ -23,6 +23,7 @@ from listings.models import (
     MapCell,
     ModerationLog,
     Place,
+    PriceChange,
     Property,
     PropertyCategory,
     PropertyStatus,
@@ -165,6 +166,24 @@ class ModerationLogInline(admin.TabularInline):
         return False
 
 
+class PriceChangeInline(admin.TabularInline):
+    """The listing's price history, newest first; written only by property_update."""
+
+    model = PriceChange
+    extra = 0
+    fields = ["changed_at", "previous_price", "price"]
+    readonly_fields = fields
+    can_delete = False
+    verbose_name = "price change"
+    verbose_name_plural = "price history"
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
 class OwnerFilter(admin.SimpleListFilter):
     """Listings of one owner, chosen by email; the choices cost one query, not one per owner."""
 
@@ -298,7 +317,13 @@ class PropertyAdmin(ServiceModelAdmin):
     show_full_result_count = False
     raw_id_fields = ["owner"]
     readonly_fields = ["status", "created_at", "updated_at"]
-    inlines = [TypeSpecificRecordInline, ImageInline, VideoInline, ModerationLogInline]
+    inlines = [
+        TypeSpecificRecordInline,
+        ImageInline,
+        VideoInline,
+        ModerationLogInline,
+        PriceChangeInline,
+    ]
     actions = ["approve", "suspend"]
 
     def get_fieldsets(self, request, obj=None):

@@ -511,6 +511,29 @@ class ModerationLog(models.Model):
         return f"{self.from_status} to {self.to_status} of {self.property_id}"
 
 
+class PriceChange(models.Model):
+    """One change of a listing's price: what it was, what it became and when.
+
+    Written by listings.services.property_update in the transaction of the change; the
+    listing's price history (`priceHistory` on its detail) is these rows, newest first.
+    """
+
+    id = IdField()
+    property = models.ForeignKey(Property, on_delete=models.CASCADE, related_name="price_changes")
+    previous_price = models.DecimalField(max_digits=14, decimal_places=2)
+    price = models.DecimalField(max_digits=14, decimal_places=2)
+    changed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-changed_at", "-id"]
+        indexes = [
+            models.Index(fields=["property", "-changed_at"], name="listings_price_change_idx")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.previous_price} to {self.price} of {self.property_id}"
+
+
 # Which columns of TypeSpecificRecord each kind uses; all of them are required for it.
 KIND_FIELDS: dict[str, tuple[str, ...]] = {
     PropertyType.HOUSE: ("rooms", "bedrooms", "bathrooms", "swimming_pool", "parking_space"),

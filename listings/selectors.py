@@ -14,6 +14,7 @@ from listings.models import (
     HIDDEN_STATUSES,
     PUBLIC_LISTING,
     RECORD_FIELDS,
+    PriceChange,
     Property,
     PropertyRow,
     TypeSpecificRecord,
@@ -219,14 +220,28 @@ def row_visible_to(viewer: User, row: dict) -> bool:
 
 def _detail_row(viewer: User, pk: str) -> dict | None:
     rows = _property_rows(DETAIL_ROW_COLUMNS, DETAIL_ROW_STATEMENT, [pk])
-    return rows[0] if rows and row_visible_to(viewer, rows[0]) else None
+    if not (rows and row_visible_to(viewer, rows[0])):
+        return None
+    row = rows[0]
+    row["price_history"] = price_history(property_id=pk)
+    return row
+
+
+def price_history(*, property_id: str) -> list[dict]:
+    """The listing's price changes, newest first: [{price, previous_price, changed_at}]."""
+    return list(
+        PriceChange.objects.filter(property_id=property_id)
+        .order_by("-changed_at", "-id")
+        .values("price", "previous_price", "changed_at")
+    )
 
 
 def property_detail_row(*, viewer: User, pk: str) -> dict | None:
     """The listing `pk` as a plain row (DETAIL_ROW_COLUMNS) if the viewer may see it, else
     None: the listing, its record, category and owner's contact, `images` [(id, file name,
-    title)] and `videos` [(id, file name, title, created at)] in gallery order. One
-    statement, the same text for every listing and viewer (PropertyRow). What visitors and
+    title)] and `videos` [(id, file name, title, created at)] in gallery order, and its
+    `price_history` (price_history). One statement, the same text for every listing and
+    viewer (PropertyRow), and one for the history. What visitors and
     customers read is the same for them all, and kept in the cache of public reads
     (listings.cache).
 
@@ -240,10 +255,12 @@ def property_detail_row(*, viewer: User, pk: str) -> dict | None:
 
 
 def property_detail_loading(listings: QuerySet[Property]) -> QuerySet[Property]:
-    """What the detail shows: record, category and owner with user (one query), photos, videos."""
+    """What the detail shows: record, category and owner with user (one query), photos,
+    videos, price history."""
     return listings.select_related("type_record", "category", "owner__user").prefetch_related(
         Prefetch("images", queryset=_ordered_images()),
         Prefetch("videos", queryset=Video.objects.order_by(*GALLERY_ORDER)),
+        Prefetch("price_changes", queryset=PriceChange.objects.order_by("-changed_at", "-id")),
     )
 
 

@@ -16,6 +16,7 @@ from listings.cache import public_reads_changed
 from listings.models import (
     KIND_FIELDS,
     ModerationLog,
+    PriceChange,
     Property,
     PropertyCategory,
     PropertyStatus,
@@ -116,8 +117,9 @@ def _record_event(event_type: str, listing: Property) -> None:
     )
 
 
-def _notify_favoriters(*, listing: Property, by: User, title: str, message: str) -> None:
-    """Tell every user who saved the listing (but the one who changed it), with one insert."""
+def _notify_favoriters(*, listing: Property, by: User, title: str, message: str) -> list[User]:
+    """Tell every user who saved the listing (but the one who changed it), with one insert;
+    returns them."""
     users = list(User.objects.filter(favorites__property=listing).exclude(pk=by.pk).order_by("pk"))
     if users:
         notification_send_bulk(
@@ -127,6 +129,22 @@ def _notify_favoriters(*, listing: Property, by: User, title: str, message: str)
             title=title,
             message=message,
         )
+    return users
+
+
+def _price_changed(*, listing: Property, previous_price: Decimal, by: User) -> None:
+    """Record a new price in the listing's history. A lower price on an AVAILABLE listing
+    also tells those who saved it."""
+    PriceChange.objects.create(property=listing, previous_price=previous_price, price=listing.price)
+    if not (listing.price < previous_price and listing.status == PropertyStatus.AVAILABLE):
+        return
+    _notify_favoriters(
+        listing=listing,
+        by=by,
+        title="Price drop",
+        message=f"“{listing.title}”, which you saved, now costs {listing.price:,.2f} "
+        f"instead of {previous_price:,.2f}.",
+    )
 
 
 def _owner_for_new_listing(*, by: User, owner: Owner | None) -> Owner:
@@ -210,8 +228,9 @@ def property_update(
     owner is for admins. A status in the same call goes through property_change_status, so
     a forbidden move leaves every field unchanged.
 
-    A real change records property.updated (D12); a lower price on an AVAILABLE listing
-    notifies everyone who saved it, in the same transaction.
+    A real change records property.updated (D12); a new price is kept in the listing's
+    history, and a lower one on an AVAILABLE listing notifies everyone who saved it
+    (_price_changed), in the same transaction.
     """
     _require_manager(property=property, by=by)
     listing = _lock(property)
@@ -248,14 +267,8 @@ def property_update(
     if changed:
         listing.save()
         _record_event(EventType.PROPERTY_UPDATED, listing)
-        if listing.price < previous_price and listing.status == PropertyStatus.AVAILABLE:
-            _notify_favoriters(
-                listing=listing,
-                by=by,
-                title="Price drop",
-                message=f"“{listing.title}”, which you saved, now costs {listing.price:,.2f} "
-                f"instead of {previous_price:,.2f}.",
-            )
+        if listing.price != previous_price:
+            _price_changed(listing=listing, previous_price=previous_price, by=by)
     if status is not None:
         listing = property_change_status(property=listing, by=by, status=status)
     return listing

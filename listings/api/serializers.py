@@ -17,6 +17,7 @@ from listings.models import (
     COUNT_FIELDS,
     KIND_FIELDS,
     KIND_MODELS,
+    PriceChange,
     Property,
     PropertyCategory,
     PropertyStatus,
@@ -197,6 +198,18 @@ class VideoSummarySerializer(ImageSummarySerializer):
         read_only_fields = fields
 
 
+class PriceChangeSerializer(serializers.ModelSerializer):
+    """One change in a listing's price history: the new price, the one before, and when."""
+
+    price = DecimalNumberField(max_digits=14, decimal_places=2, read_only=True)
+    previous_price = DecimalNumberField(max_digits=14, decimal_places=2, read_only=True)
+
+    class Meta:
+        model = PriceChange
+        fields = ["price", "previous_price", "changed_at"]
+        read_only_fields = fields
+
+
 class PropertySerializer(serializers.ModelSerializer):
     """The common fields of a listing, plus its derived `type` (POST and PATCH answers)."""
 
@@ -343,7 +356,8 @@ def property_detail_item(row: dict, *, request) -> dict:
     """The detail from a row of listings.selectors.property_detail_row, keys already camelCase.
 
     The same shape as PropertyDetailSerializer (a test holds them equal): a list item's
-    fields with the category, the owner's contact, photos with their titles and videos.
+    fields with the category, the owner's contact, photos with their titles, videos and
+    the price history.
     """
     origin = request_origin(request)
     item = _common_fields(row)
@@ -371,6 +385,14 @@ def property_detail_item(row: dict, *, request) -> dict:
         for video_id, name, title, created in row["videos"]
     ]
     item.update(_record_fields(row))
+    item["priceHistory"] = [
+        {
+            "price": change["price"],
+            "previousPrice": change["previous_price"],
+            "changedAt": change["changed_at"],
+        }
+        for change in row["price_history"]
+    ]
     return item
 
 
@@ -398,12 +420,14 @@ class PropertyOwnerSerializer(serializers.ModelSerializer):
 
 
 class PropertyDetailSerializer(PropertySerializer, _WithRecords):
-    """GET /properties/:id: the listing with its category, owner, photos, videos and record."""
+    """GET /properties/:id: the listing with its category, owner, photos, videos, record and
+    price history (newest first)."""
 
     property_category = CategorySummarySerializer(source="category", read_only=True)
     owner = PropertyOwnerSerializer(read_only=True)
     images = ImageDetailSerializer(many=True, read_only=True)
     videos = VideoSummarySerializer(many=True, read_only=True)
+    price_history = PriceChangeSerializer(source="price_changes", many=True, read_only=True)
 
     class Meta(PropertySerializer.Meta):
         fields = [
@@ -413,6 +437,7 @@ class PropertyDetailSerializer(PropertySerializer, _WithRecords):
             "images",
             "videos",
             *RECORD_FIELD_NAMES,
+            "price_history",
         ]
         read_only_fields = fields
 

@@ -1,5 +1,7 @@
 """The moderation log: one row per status change, whoever made it, kept after its actor goes."""
 
+from decimal import Decimal
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -7,8 +9,8 @@ from accounts.models import UserType
 from accounts.services import access_token_issue, user_delete
 from config.errors import InvalidTransition
 from listings import services
-from listings.models import ModerationLog, PropertyStatus
-from listings.services import property_change_status
+from listings.models import ModerationLog, PriceChange, PropertyStatus
+from listings.services import property_change_status, property_update
 from notifications.models import Notification
 from tests.admin.support import MODERATION_LOG_URL, change_url
 from tests.factories import ListingFactory, UserFactory
@@ -140,3 +142,27 @@ def test_the_log_cannot_be_written_by_hand(back_office, moderator):
     page = back_office.get(f"{MODERATION_LOG_URL}{row.pk}/change/")
     assert page.status_code == 200
     assert page.context["title"] == "View moderation log"
+
+
+def test_the_price_history_is_shown_read_only_on_the_listing_page(back_office, moderator):
+    # given a listing whose price an admin lowered, then raised
+    listing = ListingFactory(status=PropertyStatus.AVAILABLE, price=Decimal("200000"))
+    property_update(property=listing, by=moderator, changes={"price": Decimal("180000")})
+    property_update(property=listing, by=moderator, changes={"price": Decimal("190000")})
+
+    # when the listing's page is opened
+    page = back_office.get(change_url(listing.pk))
+
+    # then its price history is an inline, newest first, that adds and changes nothing
+    [inline] = [
+        inline
+        for inline in page.context["inline_admin_formsets"]
+        if inline.formset.model is PriceChange
+    ]
+    assert [
+        (form.instance.previous_price, form.instance.price) for form in inline.formset.forms
+    ] == [
+        (Decimal("180000.00"), Decimal("190000.00")),
+        (Decimal("200000.00"), Decimal("180000.00")),
+    ]
+    assert inline.has_add_permission is False and inline.has_change_permission is False

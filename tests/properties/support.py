@@ -44,7 +44,9 @@ RECORD_RESPONSE_KEYS = {
 }
 LIST_ITEM_KEYS = WRITE_RESPONSE_KEYS | {"images"} | RECORD_RESPONSE_KEYS
 DETAIL_KEYS = (
-    WRITE_RESPONSE_KEYS | {"propertyCategory", "owner", "images", "videos"} | RECORD_RESPONSE_KEYS
+    WRITE_RESPONSE_KEYS
+    | {"propertyCategory", "owner", "images", "videos", "priceHistory"}
+    | RECORD_RESPONSE_KEYS
 )
 
 # Per kind: the resource path, the key of the record in a property response, and the

@@ -9,7 +9,7 @@ from djangorestframework_camel_case.render import CamelCaseJSONRenderer
 from config.api.renderers import CamelCasedJSONRenderer
 from listings import selectors
 from listings.api.serializers import PropertyDetailSerializer, property_detail_item
-from listings.models import Property, PropertyStatus, PropertyType
+from listings.models import PriceChange, Property, PropertyStatus, PropertyType
 from tests.factories import (
     CategoryFactory,
     ImageFactory,
@@ -89,6 +89,7 @@ def test_detail_is_the_listing_with_category_owner_photos_videos_and_record(
             }
         ],
         **records_payload(record),
+        "priceHistory": [],
     }
 
 
@@ -179,6 +180,8 @@ def test_the_detail_equals_what_the_model_serializer_makes(rf, admin):
         ImageFactory(property=listing, position=2, title="Terrace")
         ImageFactory(property=listing, position=0, title=None)
         VideoFactory(property=listing, title="Walkthrough")
+        PriceChange.objects.create(property=listing, previous_price="1500", price="1300.25")
+        PriceChange.objects.create(property=listing, previous_price="1300.25", price="1234.50")
         listings.append(listing)
     listings.append(ListingFactory(owner__user__name=None, owner__user__phone=None))
     request = rf.get("/api/v1/properties/any")

@@ -236,7 +236,7 @@ def test_a_count_of_a_kind_a_transaction_and_bedrooms_can_seek_them_in_one_index
 
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
-def test_on_postgresql_a_page_is_three_statements_and_a_detail_one(clients):
+def test_on_postgresql_a_page_is_three_statements_and_a_detail_two(clients):
     # given listings with photos and videos, and no transaction open (as a web request runs)
     listing = ListingFactory()
     TypeSpecificRecordFactory(property=listing, kind=PropertyType.HOUSE)
@@ -254,12 +254,13 @@ def test_on_postgresql_a_page_is_three_statements_and_a_detail_one(clients):
 
     # then the page is its count (timed in a transaction of its own), its ids and their
     # rows with their photos; the detail is one query holding the photos and videos, in
-    # gallery order
+    # gallery order, and one for its price history
     assert (page.status_code, detail.status_code) == (200, 200)
     statements = [query["sql"] for query in page_queries]
     assert statements[0] == "BEGIN" and statements[3] == "COMMIT", statements
     assert len(statements) == 6, [statement[:80] for statement in statements]
-    assert len(detail_queries) == 1, [query["sql"][:80] for query in detail_queries]
+    assert len(detail_queries) == 2, [query["sql"][:80] for query in detail_queries]
+    assert "listings_pricechange" in detail_queries[1]["sql"]
     items = {item["id"]: item for item in page.json()["properties"]}
     assert len(items) == 4
     by_position = sorted(photos, key=lambda photo: photo.position)

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from appointments.models import Appointment, AppointmentStatus
 from favorites.models import Favorite
-from listings.models import PropertyStatus
+from listings.models import PriceChange, PropertyStatus
 from tests.factories import (
     FavoriteFactory,
     ImageFactory,
@@ -91,6 +91,35 @@ def test_page_shows_videos_every_fact_the_category_and_a_map_marker(client):
     ]:
         assert f"<dt>{label}</dt><dd>{value}</dd>" in page
     assert '"lat": 41.39, "lng": 2.17' in page
+
+
+def test_page_shows_the_price_history_newest_first(client):
+    # given a listing whose price went down, then up
+    listing = house(title="Sunny house", price="280000")
+    PriceChange.objects.create(property=listing, previous_price="300000", price="270000")
+    PriceChange.objects.create(property=listing, previous_price="270000", price="280000")
+
+    # when
+    response = client.get(f"/listings/{listing.pk}/")
+
+    # then the table holds both changes, the latest first
+    assert response.status_code == 200
+    table = response.text.split('data-testid="price-history"')[1].split("</table>")[0]
+    rows = [
+        re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", row)).strip()
+        for row in re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1], flags=re.DOTALL)
+    ]
+    today = timezone.localdate().strftime("%-d %B %Y")
+    assert rows == [f"{today} 280,000 higher 270,000", f"{today} 270,000 lower 300,000"]
+
+
+def test_a_listing_whose_price_never_changed_shows_no_history(client):
+    # when
+    response = client.get(f"/listings/{house().pk}/")
+
+    # then
+    assert response.status_code == 200
+    assert "Price history" not in response.text
 
 
 def test_a_hidden_listing_is_404_for_others_and_visible_to_its_owner(client, owner, other_owner):
@@ -216,8 +245,8 @@ def test_listing_page_queries_do_not_grow_with_its_photos(
         ImageFactory(property=many, position=position)
     VideoFactory.create_batch(2, property=many)
     # session, user, the listing with record, category and owner, its photos, its videos,
-    # whether it is a favorite, the unread notifications count
-    expected = 7
+    # its price changes, whether it is a favorite, the unread notifications count
+    expected = 8
 
     # when / then
     with django_assert_num_queries(expected):
