@@ -25,6 +25,7 @@ from listings.models import (
 from listings.representations import property_representation
 from listings.rules import ADMIN, OWNER, PROPERTY_MOVES, allowed_next_statuses
 from media_app.cleanup import media_files_delete_on_commit, media_files_for_deletion
+from notifications.alerts import listing_alerts_enqueue, price_drop_emails_enqueue
 from notifications.events import event_record
 from notifications.models import EventType, NotificationStatus
 from notifications.services import notification_send, notification_send_bulk
@@ -134,17 +135,26 @@ def _notify_favoriters(*, listing: Property, by: User, title: str, message: str)
 
 def _price_changed(*, listing: Property, previous_price: Decimal, by: User) -> None:
     """Record a new price in the listing's history. A lower price on an AVAILABLE listing
-    also tells those who saved it."""
+    also tells those who saved it (in-app and by email), records property.price_dropped and
+    queues the alerts of the saved searches it may now match."""
     PriceChange.objects.create(property=listing, previous_price=previous_price, price=listing.price)
     if not (listing.price < previous_price and listing.status == PropertyStatus.AVAILABLE):
         return
-    _notify_favoriters(
+    favoriters = _notify_favoriters(
         listing=listing,
         by=by,
         title="Price drop",
         message=f"“{listing.title}”, which you saved, now costs {listing.price:,.2f} "
         f"instead of {previous_price:,.2f}.",
     )
+    price_drop_emails_enqueue(listing=listing, previous_price=previous_price, users=favoriters)
+    event_record(
+        type=EventType.PROPERTY_PRICE_DROPPED,
+        payload={**property_representation(listing), "previousPrice": str(previous_price)},
+        listing_id=listing.pk,
+        owner_user_id=listing.owner.user_id,
+    )
+    listing_alerts_enqueue(listing_id=listing.pk)
 
 
 def _owner_for_new_listing(*, by: User, owner: Owner | None) -> Owner:
@@ -229,8 +239,8 @@ def property_update(
     a forbidden move leaves every field unchanged.
 
     A real change records property.updated (D12); a new price is kept in the listing's
-    history, and a lower one on an AVAILABLE listing notifies everyone who saved it
-    (_price_changed), in the same transaction.
+    history, and a lower one on an AVAILABLE listing alerts (_price_changed), in the same
+    transaction.
     """
     _require_manager(property=property, by=by)
     listing = _lock(property)
@@ -287,7 +297,8 @@ def property_change_status(
     In the same transaction as the move: one ModerationLog row (who, from, to, `reason`),
     the owner's notification when the listing is approved or suspended, the notification of
     everyone who saved it when it is sold or rented, and the property.status_changed event
-    (D12).
+    (D12). A listing that becomes AVAILABLE (approved, or back on the market) queues the
+    alerts of the saved searches it matches (notifications.alerts).
     """
     _require_manager(property=property, by=by)
     listing = _lock(property)
@@ -327,6 +338,8 @@ def property_change_status(
             listing=listing, by=by, title=title, message=message.format(title=listing.title)
         )
     _record_event(EventType.PROPERTY_STATUS_CHANGED, listing)
+    if status == PropertyStatus.AVAILABLE:
+        listing_alerts_enqueue(listing_id=listing.pk)
     return listing
 
 

@@ -126,6 +126,69 @@ class SavedSearch(TimestampedModel):
         return self.name
 
 
+class Alert(models.Model):
+    """A listing found for a saved search: made once per (search, listing), however often
+    the listing appears or races to appear (notifications.alerts).
+
+    `digest_due`: the search sends digests and this alert waits for the next one.
+    """
+
+    id = IdField()
+    saved_search = models.ForeignKey(SavedSearch, on_delete=models.CASCADE, related_name="alerts")
+    property = models.ForeignKey(Property, on_delete=models.CASCADE, related_name="alerts")
+    created_at = models.DateTimeField(default=timezone.now)
+    digest_due = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["saved_search", "property"], name="notifications_alert_once"
+            )
+        ]
+        indexes = [
+            # The alerts a digest collects: few wait at any time among all ever made.
+            models.Index(
+                fields=["created_at"],
+                condition=Q(digest_due=True),
+                name="notifications_alert_due_idx",
+            ),
+            models.Index(fields=["property"], name="notifications_alert_prop_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.saved_search_id} {self.property_id}"
+
+
+class AlertDigest(models.Model):
+    """One sending of the daily or the weekly alert digests, due at a set time.
+
+    The worker schedules them itself (notifications.alerts): an alert that waits for a
+    digest makes sure the next one of its frequency exists, as a row and a task to run at
+    `due_at`; `sent_at` is set when that task took the waiting alerts.
+    """
+
+    id = IdField()
+    frequency = models.CharField(max_length=7, choices=AlertFrequency.choices)
+    due_at = models.DateTimeField()
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-due_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["frequency", "due_at"], name="notifications_alert_digest_once"
+            ),
+            models.CheckConstraint(
+                condition=Q(frequency__in=[AlertFrequency.DAILY, AlertFrequency.WEEKLY]),
+                name="notifications_alert_digest_frequency_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.frequency} {self.due_at:%Y-%m-%d %H:%M}"
+
+
 class EmailTopic(models.TextChoices):
     """What an email that users may stop is about; each is switched on or off per user."""
 
@@ -191,6 +254,8 @@ class EventType(models.TextChoices):
     APPOINTMENT_RESCHEDULED = "appointment.rescheduled", "Visit rescheduled"
     FAVORITE_CREATED = "favorite.created", "Favorite saved"
     NOTIFICATION_CREATED = "notification.created", "Notification sent"
+    PROPERTY_PRICE_DROPPED = "property.price_dropped", "Listing's price dropped"
+    SEARCH_MATCHED = "search.matched", "Saved search matched"
 
 
 # In a webhook's `events`, this stands for every event type.

@@ -28,7 +28,7 @@ from notifications.models import (
     WebhookEndpoint,
 )
 from notifications.representations import notification_representations
-from notifications.selectors import email_preferences_of
+from notifications.selectors import email_recipients
 from notifications.signing import secret_generate, secret_is_valid
 from notifications.targets import TargetRefused, target_check
 from notifications.tasks import email_enqueue
@@ -401,16 +401,12 @@ def email_unsubscribe(*, token: str) -> tuple[User, str]:
     return user, topic
 
 
-def user_email_send(*, user: User, topic: str, subject: str, template: str, context: dict) -> bool:
-    """Queue an email of `topic` (EmailTopic) to the user, with the caller's transaction,
-    when they may get it: their address is confirmed and the topic is on. Returns whether
-    it was queued.
-
-    The message carries the topic's one-click unsubscribe link (email_unsubscribe_url) and
-    the user's name as `name` in its template's context.
-    """
-    if user.email_verified is None or not getattr(email_preferences_of(user=user), topic):
-        return False
+def topic_email_enqueue(
+    *, user: User, topic: str, subject: str, template: str, context: dict
+) -> None:
+    """Queue an email of `topic` (EmailTopic) to a user whom email_recipients chose, with
+    the caller's transaction: the topic's one-click unsubscribe link and the user's name as
+    `name` in its template's context."""
     email = email_compose(
         to=user.email,
         subject=subject,
@@ -419,4 +415,13 @@ def user_email_send(*, user: User, topic: str, subject: str, template: str, cont
         unsubscribe_url=email_unsubscribe_url(user=user, topic=topic),
     )
     email_enqueue(email)
+
+
+def user_email_send(*, user: User, topic: str, subject: str, template: str, context: dict) -> bool:
+    """Queue an email of `topic` to the user, with the caller's transaction, when they may
+    get it: their address is confirmed and the topic is on (email_recipients). Returns
+    whether it was queued."""
+    if not email_recipients(users=[user], topic=topic):
+        return False
+    topic_email_enqueue(user=user, topic=topic, subject=subject, template=template, context=context)
     return True

@@ -57,10 +57,10 @@ def deliveries_enqueue(
         for delivery_id in delivery_ids:
             deliver.enqueue(delivery_id)
 
-    _with_the_transaction(backend, enqueue)
+    with_the_transaction(backend, enqueue)
 
 
-def _with_the_transaction(backend, enqueue: Callable[[], None]) -> None:
+def with_the_transaction(backend, enqueue: Callable[[], None]) -> None:
     """Run `enqueue` so that its tasks commit with the caller's transaction: at once on the
     database backend, whose task rows are part of it; once it commits on the others, which
     cannot join it."""
@@ -89,4 +89,4 @@ def email_send(email: Email, attempt: int = 1) -> str:
 
 def email_enqueue(email: Email) -> None:
     """Queue an email for the worker, with the transaction of the change that caused it."""
-    _with_the_transaction(email_send.get_backend(), lambda: email_send.enqueue(email))
+    with_the_transaction(email_send.get_backend(), lambda: email_send.enqueue(email))

@@ -22,6 +22,7 @@ from accounts.models import Owner, User, UserType
 from config.api.throttling import rate_limiter
 from tests.factories import CategoryFactory, ListingFactory
 from tests.support import make_user, signed_in_client
+from tests.webhooks.support import Receiver
 
 
 @pytest.fixture(autouse=True)
@@ -188,6 +189,16 @@ def smtp_mailers(port: int, **options) -> dict:
             "OPTIONS": {"host": "127.0.0.1", "port": port, "timeout": 5, **options},
         }
     }
+
+
+@pytest.fixture
+def receiver():
+    """An HTTP receiver of webhook deliveries on 127.0.0.1 that records requests (see
+    tests.webhooks.support.Receiver)."""
+    server = Receiver()
+    server.start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture

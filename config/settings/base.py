@@ -282,6 +282,10 @@ WEBHOOKS_CA_BUNDLE = env("WEBHOOKS_CA_BUNDLE", default="")
 WEBHOOKS_MAX_PER_USER = env.int("WEBHOOKS_MAX_PER_USER", default=10)
 # How many searches one user may save (alerts); one more is 409.
 SAVED_SEARCHES_MAX_PER_USER = env.int("SAVED_SEARCHES_MAX_PER_USER", default=50)
+# When alert digests are sent (notifications.alerts): this hour in TIME_ZONE, every day,
+# and weekly ones on this weekday (0 is Monday).
+ALERT_DIGEST_HOUR = env.int("ALERT_DIGEST_HOUR", default=8)
+ALERT_DIGEST_WEEKDAY = env.int("ALERT_DIGEST_WEEKDAY", default=0)
 # Seconds to wait before each retry after a failed attempt: 5 s, 5 min, 30 min, 2 h, 5 h,
 # 10 h, 14 h, 20 h, 24 h (D12); after the last one the delivery is failed.
 WEBHOOKS_RETRY_SCHEDULE = [

@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from tests.webhooks.support import HOST_NAME, Receiver
+from tests.webhooks.support import HOST_NAME
 
 
 @pytest.fixture(autouse=True)
@@ -21,15 +21,6 @@ def quick_retries(settings):
     """Retries after 0 s (no jitter) twice, then failed: the schedule's shape, fast."""
     settings.WEBHOOKS_RETRY_SCHEDULE = [0.0, 0.0]
     settings.WEBHOOKS_RETRY_JITTER = 0.0
-
-
-@pytest.fixture
-def receiver():
-    """An HTTP receiver on 127.0.0.1 that records requests (see Receiver)."""
-    server = Receiver()
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture
