@@ -56,8 +56,8 @@ from listings.models import (
 from listings.services import property_change_status, property_create, type_record_create
 from media_app.models import Image
 from media_app.services import image_upload
-from notifications.models import Notification
-from notifications.services import notification_mark_read
+from notifications.models import AlertFrequency, Notification, SavedSearch
+from notifications.services import notification_mark_read, saved_search_create
 
 DEMO_ADMIN_EMAIL = "admin@example.com"
 DEMO_ADMIN_NAME = "Demo Admin"
@@ -288,6 +288,36 @@ def _create_activity(
             notification_mark_read(notification=notification, by=notification.user)
 
 
+def _create_saved_searches(*, customers: list[User], listings: list[Property]) -> None:
+    """Saved searches of the first two customers: an INSTANT one of the town of the first
+    listing still PENDING, so that approving it in the back office emails its customer (a
+    file under var/mail/ in development), and a DAILY one of rentals."""
+    pending = next(listing for listing in listings if listing.status == PropertyStatus.PENDING)
+    saved_search_create(
+        by=customers[0],
+        name=f"Homes in {pending.municipality}",
+        criteria={"municipality": pending.municipality},
+        frequency=AlertFrequency.INSTANT,
+    )
+    saved_search_create(
+        by=customers[1],
+        name="Rentals",
+        criteria={"transactionType": TransactionType.RENT},
+        frequency=AlertFrequency.DAILY,
+    )
+
+
+def demo_alert_search() -> SavedSearch | None:
+    """The demo's INSTANT saved search of a town (_create_saved_searches), if seeded."""
+    return (
+        SavedSearch.objects.filter(
+            user__email=DEMO_CUSTOMERS[0][1], frequency=AlertFrequency.INSTANT
+        )
+        .select_related("user")
+        .first()
+    )
+
+
 def _counts() -> dict[str, int]:
     """Row counts the command prints after seeding."""
     return {
@@ -297,6 +327,7 @@ def _counts() -> dict[str, int]:
         "appointments": Appointment.objects.count(),
         "favorites": Favorite.objects.count(),
         "notifications": Notification.objects.count(),
+        "saved searches": SavedSearch.objects.count(),
     }
 
 
@@ -356,6 +387,10 @@ def seed_demo_set(
             )
     _moderate(listings=listings, admin=admin)
     _create_activity(rng=rng, listings=listings, customers=customers, now=now)
+    # The demo addresses count as confirmed from here on, so that what happens after seeding
+    # (an approval, a visit) emails them; seeding itself emailed nobody.
+    User.objects.exclude(pk=admin.pk).update(email_verified=now)
+    _create_saved_searches(customers=customers, listings=listings)
     # Written last, inside the transaction: if writing fails, no admin exists without a password.
     path = write_credentials(credentials=credentials)
     return DemoSeedResult(created=True, credentials_path=path, counts=_counts())

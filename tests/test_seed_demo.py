@@ -3,6 +3,8 @@
 import datetime
 import json
 import stat
+from email import message_from_string
+from email.policy import default as default_policy
 from io import StringIO
 
 import pytest
@@ -28,8 +30,10 @@ from listings.models import (
     TransactionType,
     TypeSpecificRecord,
 )
+from listings.services import property_change_status
 from media_app.models import Image
-from notifications.models import Notification
+from notifications.models import AlertFrequency, Notification, SavedSearch
+from tests.webhooks.support import run_ready_tasks
 
 pytestmark = pytest.mark.django_db
 
@@ -285,9 +289,12 @@ def test_demo_credentials_prints_the_admin_login(settings):
     call_command("demo_credentials", stdout=output)
 
     # then
+    town = Property.objects.filter(status=PropertyStatus.PENDING).earliest("created_at")
     assert output.getvalue() == (
         f"Admin login: http://127.0.0.1:8000/admin/  email: {DEMO_ADMIN_EMAIL}  "
         f"password: {password}\n"
+        f"Alerts: approve a PENDING listing in {town.municipality} and Ana Torres's saved "
+        "search emails her (a file under var/mail/).\n"
     )
 
 
@@ -431,3 +438,39 @@ def test_bulk_mode_restores_every_index_and_foreign_key_it_set_aside():
     assert Property.objects.count() == 120
     assert TypeSpecificRecord.objects.count() == 120
     assert Image.objects.count() == 120
+
+
+def test_approving_the_demo_customers_pending_match_writes_her_an_email_file(settings, tmp_path):
+    # given the demo set, with email written as files (as `make run` does without EMAIL_URL)
+    mail_folder = tmp_path / "mail"
+    settings.MAILERS = {
+        "default": {
+            "BACKEND": "django.core.mail.backends.filebased.EmailBackend",
+            "OPTIONS": {"file_path": str(mail_folder)},
+        }
+    }
+    seed()
+    # (the worker's first tasks alert of listings approved while seeding, as `make run`'s)
+    run_ready_tasks()
+    before = set(mail_folder.iterdir()) if mail_folder.exists() else set()
+    ana = User.objects.get(email="ana.torres@example.com")
+    [search] = SavedSearch.objects.filter(user=ana)
+    assert ana.email_verified is not None
+    assert search.frequency == AlertFrequency.INSTANT
+
+    # when the admin approves the pending listing of her search's town, and the worker runs
+    admin = User.objects.get(email=DEMO_ADMIN_EMAIL)
+    listing = Property.objects.filter(
+        status=PropertyStatus.PENDING, municipality=search.criteria["municipality"]
+    ).first()
+    property_change_status(property=listing, by=admin, status=PropertyStatus.AVAILABLE)
+    run_ready_tasks()
+
+    # then a file holds her email about it
+    written = [
+        message_from_string(path.read_text(), policy=default_policy)
+        for path in set(mail_folder.iterdir()) - before
+    ]
+    [alert] = [message for message in written if message["To"] == "ana.torres@example.com"]
+    assert alert["Subject"] == f"Estate: New listing: {listing.title}"
+    assert f"/listings/{listing.pk}/" in alert.get_body(preferencelist=("plain",)).get_content()

@@ -10,7 +10,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from accounts.models import User
-from demo.seed import DEMO_ADMIN_EMAIL, credentials_path, read_credentials
+from demo.seed import DEMO_ADMIN_EMAIL, credentials_path, demo_alert_search, read_credentials
 
 ADMIN_URL = "http://127.0.0.1:8000/admin/"
 
@@ -32,6 +32,12 @@ class Command(BaseCommand):
             f"Admin login: {ADMIN_URL}  email: {credentials.email}  "
             f"password: {credentials.password}"
         )
+        search = demo_alert_search()
+        if search is not None:
+            self.stdout.write(
+                f"Alerts: approve a PENDING listing in {search.criteria['municipality']} and "
+                f"{search.user.name}'s saved search emails her (a file under var/mail/)."
+            )
         if not admin.check_password(credentials.password):
             self.stdout.write(
                 self.style.WARNING(
