@@ -40,7 +40,11 @@ def email_compose(
     *, to: str, subject: str, template: str, context: dict, unsubscribe_url: str = ""
 ) -> Email:
     """Render templates/email/<template>.txt and .html with `context`, the platform's name
-    and the unsubscribe and preferences links; the subject is prefixed with the name."""
+    and the unsubscribe and preferences links; the subject is prefixed with the name.
+
+    The subject's runs of whitespace become single spaces: it is one header line, and a
+    line break in what it quotes (a listing's title) would make the message unsendable.
+    """
     context = {
         **context,
         "platform_name": settings.PLATFORM_NAME,
@@ -50,7 +54,7 @@ def email_compose(
     }
     return Email(
         to=to,
-        subject=f"{settings.PLATFORM_NAME}: {subject}",
+        subject=" ".join(f"{settings.PLATFORM_NAME}: {subject}".split()),
         text=render_to_string(f"email/{template}.txt", context),
         html=render_to_string(f"email/{template}.html", context),
         unsubscribe_url=unsubscribe_url,
