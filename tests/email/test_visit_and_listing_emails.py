@@ -1,7 +1,7 @@
-"""Emails of visits (topic visits), through the API and a real SMTP server: who gets each,
-its subject, both parts, its link and its unsubscribe header; and none to an unconfirmed
-address, for a topic switched off, or for a change that was refused or rolled back
-(docs/email.md)."""
+"""Emails of visits (topic visits) and of moderation (topic listings), through the API and a
+real SMTP server: who gets each, its subject, both parts, its link and its unsubscribe
+header; and none to an unconfirmed address, for a topic switched off, or for a change that
+was refused or rolled back (docs/email.md)."""
 
 import urllib.parse
 
@@ -11,8 +11,10 @@ from django_tasks_db.models import DBTaskResult
 
 from accounts.models import User
 from appointments.models import Appointment, AppointmentStatus
+from listings.models import Property, PropertyStatus
 from notifications.models import EmailPreferences, EmailTopic, Notification
 from notifications.services import email_unsubscribe_topic
+from tests.admin.support import LISTINGS_URL, action_data
 from tests.appointments.support import (
     APPOINTMENTS_URL,
     appointment_url,
@@ -20,7 +22,8 @@ from tests.appointments.support import (
     at,
     iso,
 )
-from tests.factories import AppointmentFactory
+from tests.factories import AppointmentFactory, ListingFactory
+from tests.properties.support import property_url
 from tests.webhooks.support import run_ready_tasks
 
 pytestmark = pytest.mark.django_db
@@ -29,6 +32,7 @@ TITLE = "Sunny flat near the park"
 # How the in-app notifications write at(0) and at(60): the emails write them the same way.
 WHEN = "2031-05-14 10:00 UTC"
 LATER = "2031-05-14 11:00 UTC"
+REASON = "The photos show another building."
 
 
 def confirm_address(*users: User) -> None:
@@ -73,6 +77,12 @@ def make_visit(listing, customer):
         return AppointmentFactory(property=listing, user=customer, date=at(0), status=status)
 
     return make
+
+
+@pytest.fixture
+def pending_listing(owner_record) -> Property:
+    """A PENDING listing of `owner`, waiting for moderation."""
+    return ListingFactory(owner=owner_record, title=TITLE, status=PropertyStatus.PENDING)
 
 
 # --- Visits (topic visits) ------------------------------------------------------------------
@@ -341,3 +351,196 @@ def test_no_visit_email_when_the_rest_of_the_change_is_refused(
     assert Notification.objects.count() == 0
     assert queued_emails() == 0
     assert smtp_server.messages == []
+
+
+# --- Moderation (topic listings) ------------------------------------------------------------
+
+
+def test_an_approved_listing_emails_its_owner(
+    admin_client, owner, pending_listing, smtp_server, settings
+):
+    # given
+    confirm_address(owner)
+
+    # when an administrator approves it
+    response = admin_client.patch(
+        property_url(pending_listing.id), {"status": PropertyStatus.AVAILABLE}, format="json"
+    )
+    run_ready_tasks()
+
+    # then the owner is emailed, with a link to the listing's page
+    assert response.status_code == 200, response.content
+    assert_one_email(
+        smtp_server,
+        to=owner,
+        subject=f"Estate: Listing approved: {TITLE}",
+        topic=EmailTopic.LISTINGS,
+        says=[TITLE, site_url(settings, f"/listings/{pending_listing.id}/")],
+    )
+
+
+def test_a_listing_suspended_through_the_api_emails_its_owner_that_no_reason_was_given(
+    admin_client, owner, listing, smtp_server, settings
+):
+    # given an available listing
+    confirm_address(owner)
+
+    # when an administrator suspends it through the API, which takes no reason
+    response = admin_client.patch(
+        property_url(listing.id), {"status": PropertyStatus.SUSPENDED}, format="json"
+    )
+    run_ready_tasks()
+
+    # then
+    assert response.status_code == 200, response.content
+    assert_one_email(
+        smtp_server,
+        to=owner,
+        subject=f"Estate: Listing suspended: {TITLE}",
+        topic=EmailTopic.LISTINGS,
+        says=[
+            TITLE,
+            "No reason was given.",
+            site_url(settings, f"/listings/{listing.id}/"),
+        ],
+    )
+
+
+def test_a_listing_suspended_in_the_back_office_emails_its_owner_the_reason(
+    client, admin, owner, listing, smtp_server, settings
+):
+    # given an administrator signed in to the back office
+    confirm_address(owner)
+    client.force_login(admin)
+
+    # when they suspend the listing with a reason
+    response = client.post(
+        LISTINGS_URL, {**action_data("suspend", listing.pk), "post": "yes", "reason": REASON}
+    )
+    run_ready_tasks()
+
+    # then
+    assert response.status_code == 302
+    assert_one_email(
+        smtp_server,
+        to=owner,
+        subject=f"Estate: Listing suspended: {TITLE}",
+        topic=EmailTopic.LISTINGS,
+        says=[TITLE, f"Reason: {REASON}", site_url(settings, f"/listings/{listing.id}/")],
+    )
+
+
+def test_no_listing_email_to_an_unconfirmed_address(
+    admin_client, owner, pending_listing, smtp_server
+):
+    # given the owner never confirmed their address
+    assert owner.email_verified is None
+
+    # when their listing is approved
+    response = admin_client.patch(
+        property_url(pending_listing.id), {"status": PropertyStatus.AVAILABLE}, format="json"
+    )
+    run_ready_tasks()
+
+    # then they are told in the app only
+    assert response.status_code == 200, response.content
+    assert Notification.objects.filter(user=owner, title="Listing approved").count() == 1
+    assert queued_emails() == 0
+    assert smtp_server.messages == []
+
+
+def test_no_listing_email_when_the_listings_topic_is_off(
+    admin_client, owner, pending_listing, smtp_server
+):
+    # given an owner who switched listing emails off, and visit emails on
+    confirm_address(owner)
+    EmailPreferences.objects.create(user=owner, listings=False, visits=True)
+
+    # when their listing is approved
+    response = admin_client.patch(
+        property_url(pending_listing.id), {"status": PropertyStatus.AVAILABLE}, format="json"
+    )
+    run_ready_tasks()
+
+    # then they are told in the app only
+    assert response.status_code == 200, response.content
+    assert Notification.objects.filter(user=owner, title="Listing approved").count() == 1
+    assert queued_emails() == 0
+    assert smtp_server.messages == []
+
+
+def test_turning_visit_emails_off_leaves_listing_emails_on(
+    admin_client, owner, pending_listing, smtp_server
+):
+    # given an owner who switched visit emails off only
+    confirm_address(owner)
+    EmailPreferences.objects.create(user=owner, visits=False)
+
+    # when their listing is approved
+    response = admin_client.patch(
+        property_url(pending_listing.id), {"status": PropertyStatus.AVAILABLE}, format="json"
+    )
+    run_ready_tasks()
+
+    # then
+    assert response.status_code == 200, response.content
+    assert smtp_server.recipients == [[owner.email]]
+
+
+def test_no_listing_email_for_a_move_the_state_machine_refuses(
+    admin_client, owner, pending_listing, smtp_server
+):
+    # given
+    confirm_address(owner)
+
+    # when an administrator moves the pending listing to SOLD, which D10 does not list
+    response = admin_client.patch(
+        property_url(pending_listing.id), {"status": PropertyStatus.SOLD}, format="json"
+    )
+    run_ready_tasks()
+
+    # then
+    assert_field_problem(response, status=409, code="invalid_transition", field="status")
+    pending_listing.refresh_from_db()
+    assert pending_listing.status == PropertyStatus.PENDING
+    assert queued_emails() == 0
+    assert smtp_server.messages == []
+
+
+def test_no_listing_email_when_the_owner_tries_to_approve_their_own_listing(
+    owner_client, owner, pending_listing, smtp_server
+):
+    # given
+    confirm_address(owner)
+
+    # when the owner approves their own listing, which only administrators may
+    response = owner_client.patch(
+        property_url(pending_listing.id), {"status": PropertyStatus.AVAILABLE}, format="json"
+    )
+    run_ready_tasks()
+
+    # then
+    assert_field_problem(response, status=403, code="permission_denied", field="status")
+    assert queued_emails() == 0
+    assert smtp_server.messages == []
+
+
+def test_a_title_with_a_line_break_still_makes_a_one_line_subject(
+    admin_client, owner, owner_record, smtp_server
+):
+    # given a pending listing whose title holds a line break, which the API accepts
+    confirm_address(owner)
+    listing = ListingFactory(
+        owner=owner_record, title="Loft\nwith terrace", status=PropertyStatus.PENDING
+    )
+
+    # when it is approved
+    response = admin_client.patch(
+        property_url(listing.id), {"status": PropertyStatus.AVAILABLE}, format="json"
+    )
+    run_ready_tasks()
+
+    # then its email is sent, its subject on one line
+    assert response.status_code == 200, response.content
+    [message] = smtp_server.messages
+    assert message["Subject"] == "Estate: Listing approved: Loft with terrace"
