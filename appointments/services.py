@@ -2,7 +2,9 @@
 
 Each change that concerns the other party creates their in-app notification in the same
 transaction, and each records its appointment.* event (D12) there too, so a rolled-back
-change notifies nobody and emits nothing.
+change notifies nobody and emits nothing. A request, a confirmation, a cancellation and a
+reschedule also queue an email (topic visits, docs/email.md) to each user notified, in that
+transaction as well.
 """
 
 import datetime
@@ -22,9 +24,10 @@ from appointments.representations import appointment_representation
 from appointments.rules import APPOINTMENT_MOVES, CUSTOMER, OWNER, RESCHEDULABLE, RESCHEDULERS
 from config.errors import Conflict, InvalidTransition, PermissionRefused, ValidationFailed
 from listings.models import Property, PropertyStatus
+from notifications.email import absolute_url
 from notifications.events import event_record
-from notifications.models import EventType, NotificationStatus
-from notifications.services import notification_send
+from notifications.models import EmailTopic, EventType, NotificationStatus
+from notifications.services import notification_send, user_email_send
 
 OVERLAP = "The listing already has a visit at that time."
 
@@ -89,7 +92,39 @@ def _save(appointment: Appointment, **save_options) -> Appointment:
     return appointment
 
 
-def _notify(*, user: User, appointment: Appointment, title: str, message: str) -> None:
+def _visits_page_url(*, appointment: Appointment, user: User) -> str:
+    """The website's page where `user` sees this visit: the owner's visit requests, or the
+    customer's own visits."""
+    name = "appointments:incoming" if user.pk == appointment.owner.user_id else "appointments:mine"
+    return absolute_url(name)
+
+
+def _email(*, user: User, appointment: Appointment, title: str, template: str) -> None:
+    """Queue the email of a visit change to `user` (topic visits), when they may get it."""
+    user_email_send(
+        user=user,
+        topic=EmailTopic.VISITS,
+        subject=f"{title}: {appointment.property.title}",
+        template=template,
+        context={
+            "listing_title": appointment.property.title,
+            "when": _when(appointment),
+            "customer_name": appointment.user.name or appointment.user.email,
+            "visits_url": _visits_page_url(appointment=appointment, user=user),
+        },
+    )
+
+
+def _notify(
+    *,
+    user: User,
+    appointment: Appointment,
+    title: str,
+    message: str,
+    email_template: str | None = None,
+) -> None:
+    """Give `user` an in-app notification of a visit change and, for a change that has an
+    email (its template named), that email too: they go to the same people."""
     notification_send(
         user=user,
         property=appointment.property,
@@ -97,13 +132,28 @@ def _notify(*, user: User, appointment: Appointment, title: str, message: str) -
         title=title,
         message=message,
     )
+    if email_template is not None:
+        _email(user=user, appointment=appointment, title=title, template=email_template)
 
 
-def _notify_other_parties(*, appointment: Appointment, by: User, title: str, message: str) -> None:
+def _notify_other_parties(
+    *,
+    appointment: Appointment,
+    by: User,
+    title: str,
+    message: str,
+    email_template: str | None = None,
+) -> None:
     """Tell the customer and the owner, except whoever made the change."""
     for user in (appointment.user, appointment.owner.user):
         if user.pk != by.pk:
-            _notify(user=user, appointment=appointment, title=title, message=message)
+            _notify(
+                user=user,
+                appointment=appointment,
+                title=title,
+                message=message,
+                email_template=email_template,
+            )
 
 
 def _record_event(event_type: str, appointment: Appointment) -> None:
@@ -177,6 +227,7 @@ def appointment_book(
         title="New visit request",
         message=f"{customer.name or customer.email} asked to visit “{listing.title}” "
         f"on {_when(appointment)}.",
+        email_template="visit_requested",
     )
     _record_event(EventType.APPOINTMENT_CREATED, appointment)
     return appointment
@@ -262,6 +313,13 @@ STATUS_MESSAGES = {
     ),
 }
 
+# The email template of the moves that are emailed too (docs/email.md): a completed visit
+# changes nothing anyone has to act on, so its notification is enough.
+STATUS_EMAILS = {
+    AppointmentStatus.CONFIRMED: "visit_confirmed",
+    AppointmentStatus.CANCELLED: "visit_cancelled",
+}
+
 
 def _change_status(*, appointment: Appointment, by: User, status: str) -> Appointment:
     _require_party(appointment=appointment, by=by)
@@ -278,6 +336,7 @@ def _change_status(*, appointment: Appointment, by: User, status: str) -> Appoin
             by=by,
             title=title,
             message=message.format(title=moved.property.title, when=_when(moved)),
+            email_template=STATUS_EMAILS.get(status),
         )
     _record_event(STATUS_EVENTS[status], moved)
     return moved
@@ -315,6 +374,7 @@ def appointment_reschedule(
         by=by,
         title="Visit rescheduled",
         message=f"The visit of “{locked.property.title}” moved to {_when(locked)}.",
+        email_template="visit_rescheduled",
     )
     _record_event(EventType.APPOINTMENT_RESCHEDULED, locked)
     return locked

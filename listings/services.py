@@ -26,9 +26,10 @@ from listings.representations import property_representation
 from listings.rules import ADMIN, OWNER, PROPERTY_MOVES, allowed_next_statuses
 from media_app.cleanup import media_files_delete_on_commit, media_files_for_deletion
 from notifications.alerts import listing_alerts_enqueue, price_drop_emails_enqueue
+from notifications.email import absolute_url
 from notifications.events import event_record
-from notifications.models import EventType, NotificationStatus
-from notifications.services import notification_send, notification_send_bulk
+from notifications.models import EmailTopic, EventType, NotificationStatus
+from notifications.services import notification_send, notification_send_bulk, user_email_send
 
 CATEGORY_NAME_TAKEN = "A category with this name already exists."
 CATEGORY_IN_USE = "The category is used by listings and cannot be deleted."
@@ -351,7 +352,8 @@ CLOSING_MESSAGES = {
 
 
 def _notify_owner_of_moderation(*, listing: Property, previous: str, reason: str | None) -> None:
-    """Tell the owner that moderation approved (PENDING to AVAILABLE) or suspended the listing."""
+    """Tell the owner that moderation approved (PENDING to AVAILABLE) or suspended the listing:
+    an in-app notification and an email (topic listings, docs/email.md)."""
     if previous == PropertyStatus.PENDING and listing.status == PropertyStatus.AVAILABLE:
         notification_send(
             user=listing.owner.user,
@@ -359,6 +361,9 @@ def _notify_owner_of_moderation(*, listing: Property, previous: str, reason: str
             status=NotificationStatus.SUCCESS,
             title="Listing approved",
             message=f"Your listing “{listing.title}” was approved and is now public.",
+        )
+        _email_owner_of_moderation(
+            listing=listing, title="Listing approved", template="listing_approved"
         )
     elif listing.status == PropertyStatus.SUSPENDED:
         because = f"Reason: {reason}" if reason else "No reason was given."
@@ -369,6 +374,24 @@ def _notify_owner_of_moderation(*, listing: Property, previous: str, reason: str
             title="Listing suspended",
             message=f"Your listing “{listing.title}” was suspended and is hidden. {because}",
         )
+        _email_owner_of_moderation(
+            listing=listing, title="Listing suspended", template="listing_suspended", reason=reason
+        )
+
+
+def _email_owner_of_moderation(
+    *, listing: Property, title: str, template: str, reason: str | None = None
+) -> None:
+    """Queue the email of a moderation decision to the listing's owner, when they may get it;
+    it links the listing's page, which its owner sees even while it is hidden."""
+    url = absolute_url("listings:detail", listing.pk)
+    user_email_send(
+        user=listing.owner.user,
+        topic=EmailTopic.LISTINGS,
+        subject=f"{title}: {listing.title}",
+        template=template,
+        context={"listing_title": listing.title, "listing_url": url, "reason": reason or ""},
+    )
 
 
 @transaction.atomic

@@ -31,12 +31,12 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import transaction
 from django.tasks import task
-from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
 from listings.models import HIDDEN_STATUSES, Property, PropertyStatus
 from listings.representations import property_representation
+from notifications.email import absolute_url
 from notifications.events import NewEvent, events_record
 from notifications.matching import saved_searches_matching
 from notifications.models import (
@@ -60,18 +60,13 @@ DIGEST_FREQUENCIES = {
 }
 
 
-def listing_url(listing_id: str) -> str:
-    """The absolute address of a listing's public page, for emails."""
-    return f"{settings.SITE_URL}{reverse('listings:detail', args=[listing_id])}"
-
-
 def _listing_facts(listing: Property) -> dict:
     """What an email says of a listing: its title, town, price and link."""
     return {
         "title": listing.title,
         "municipality": listing.municipality,
         "price": f"{listing.price:,.2f}",
-        "url": listing_url(listing.pk),
+        "url": absolute_url("listings:detail", listing.pk),
     }
 
 

@@ -36,21 +36,31 @@ class Email(TypedDict):
     unsubscribe_url: str
 
 
+def absolute_url(view_name: str, *args: str) -> str:
+    """The address of a page of the website, starting with SITE_URL: emails have no request
+    to take the host from."""
+    return f"{settings.SITE_URL}{reverse(view_name, args=args)}"
+
+
 def email_compose(
     *, to: str, subject: str, template: str, context: dict, unsubscribe_url: str = ""
 ) -> Email:
     """Render templates/email/<template>.txt and .html with `context`, the platform's name
-    and the unsubscribe and preferences links; the subject is prefixed with the name."""
+    and the unsubscribe and preferences links; the subject is prefixed with the name.
+
+    The subject's runs of whitespace become single spaces: it is one header line, and a
+    line break in what it quotes (a listing's title) would make the message unsendable.
+    """
     context = {
         **context,
         "platform_name": settings.PLATFORM_NAME,
         "site_url": settings.SITE_URL,
         "unsubscribe_url": unsubscribe_url,
-        "preferences_url": f"{settings.SITE_URL}{reverse('notifications:email-preferences')}",
+        "preferences_url": absolute_url("notifications:email-preferences"),
     }
     return Email(
         to=to,
-        subject=f"{settings.PLATFORM_NAME}: {subject}",
+        subject=" ".join(f"{settings.PLATFORM_NAME}: {subject}".split()),
         text=render_to_string(f"email/{template}.txt", context),
         html=render_to_string(f"email/{template}.html", context),
         unsubscribe_url=unsubscribe_url,

@@ -5,7 +5,6 @@ from collections.abc import Iterable, Mapping
 from django.conf import settings
 from django.core import signing
 from django.db import transaction
-from django.urls import reverse
 
 from accounts.models import User, UserType
 from accounts.selectors import user_id_named
@@ -13,7 +12,7 @@ from config.errors import Conflict, PermissionRefused, ValidationFailed
 from listings.models import Property
 from listings.search import PARAMETERS, SearchParamsInvalid, search_params, search_query
 from listings.search.params import Refusal
-from notifications.email import email_compose
+from notifications.email import absolute_url, email_compose
 from notifications.events import NewEvent, events_record
 from notifications.matching import saved_search_columns
 from notifications.models import (
@@ -379,7 +378,7 @@ def email_unsubscribe_url(*, user: User, topic: str) -> str:
     """The one-click link that stops the user's emails of `topic` (RFC 8058): a signed token
     of the user and the topic, which does not expire."""
     token = signing.dumps([user.pk, topic], salt=UNSUBSCRIBE_SALT, compress=True)
-    return f"{settings.SITE_URL}{reverse('notifications:unsubscribe', args=[token])}"
+    return absolute_url("notifications:unsubscribe", token)
 
 
 def email_unsubscribe_topic(*, token: str) -> tuple[User, str]:

@@ -98,3 +98,22 @@ def test_the_last_failure_gives_up_and_logs_an_error(settings, caplog):
     assert outcome == "failed"
     assert DBTaskResult.objects.count() == 0
     assert "given up after 3 attempts" in caplog.text
+
+
+def test_a_subject_quoting_a_line_break_is_sent_on_one_line(smtp_server):
+    # given a subject that quotes a title with a line break, as a listing's may have
+    email_enqueue(
+        email_compose(
+            to="ana@example.com",
+            subject="Listing approved: Loft\r\nwith  terrace",
+            template="password_reset",
+            context={"name": "Ana", "reset_url": "https://estate.example/reset/xyz/"},
+        )
+    )
+
+    # when the worker runs
+    run_ready_tasks()
+
+    # then the message is sent, its subject on one line
+    [message] = smtp_server.messages
+    assert message["Subject"] == "Estate: Listing approved: Loft with terrace"
