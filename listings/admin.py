@@ -554,6 +554,22 @@ class PropertyAdmin(ServiceModelAdmin):
             )
 
 
+@admin.register(PriceChange)
+class PriceChangeAdmin(ReadOnlyModelAdmin):
+    """Every change of every listing's price, newest first; written only by property_update."""
+
+    list_display = ["changed_at", "listing", "previous_price", "price"]
+    list_select_related = ["property"]
+    search_fields = ["property__title"]
+    date_hierarchy = "changed_at"
+    show_full_result_count = False
+    fields = ["changed_at", "property", "previous_price", "price"]
+
+    @admin.display(description="listing", ordering="property__title")
+    def listing(self, change: PriceChange) -> str:
+        return change.property.title
+
+
 @admin.register(ModerationLog)
 class ModerationLogAdmin(ReadOnlyModelAdmin):
     """Every status change of every listing, newest first, whoever made it; read only."""

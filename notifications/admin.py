@@ -16,6 +16,8 @@ from config.errors import DomainError
 from notifications import services
 from notifications.delivery import delivery_retry_now
 from notifications.models import (
+    Alert,
+    AlertDigest,
     EmailPreferences,
     Event,
     Notification,
@@ -58,6 +60,41 @@ class SavedSearchAdmin(ReadOnlyModelAdmin):
     @admin.display(description="user", ordering="user__email")
     def user_email(self, saved_search: SavedSearch) -> str:
         return saved_search.user.email
+
+
+@admin.register(Alert)
+class AlertAdmin(ReadOnlyModelAdmin):
+    """The listings each saved search was alerted of (notifications.alerts); read only."""
+
+    list_display = ["created_at", "saved_search_name", "user_email", "listing", "digest_due"]
+    list_filter = ["digest_due"]
+    list_select_related = ["saved_search__user", "property"]
+    search_fields = ["saved_search__name", "saved_search__user__email", "property__title"]
+    date_hierarchy = "created_at"
+    show_full_result_count = False
+    fields = ["created_at", "saved_search", "property", "digest_due"]
+
+    @admin.display(description="saved search", ordering="saved_search__name")
+    def saved_search_name(self, alert: Alert) -> str:
+        return alert.saved_search.name
+
+    @admin.display(description="user", ordering="saved_search__user__email")
+    def user_email(self, alert: Alert) -> str:
+        return alert.saved_search.user.email
+
+    @admin.display(description="listing", ordering="property__title")
+    def listing(self, alert: Alert) -> str:
+        return alert.property.title
+
+
+@admin.register(AlertDigest)
+class AlertDigestAdmin(ReadOnlyModelAdmin):
+    """The daily and weekly alert digests: when each is due and when it was sent."""
+
+    list_display = ["due_at", "frequency", "sent_at"]
+    list_filter = ["frequency"]
+    date_hierarchy = "due_at"
+    fields = ["frequency", "due_at", "sent_at"]
 
 
 @admin.register(Notification)

@@ -1,14 +1,19 @@
 import pytest
 from django.apps import apps
 from django.contrib import admin
+from django.utils import timezone
 
 from accounts.models import UserType
+from listings.models import PriceChange
+from notifications.models import Alert, AlertDigest
 from tests.factories import (
     AdminFactory,
     AppointmentFactory,
     FavoriteFactory,
     ImageFactory,
+    ListingFactory,
     NotificationFactory,
+    SavedSearchFactory,
     TypeSpecificRecordFactory,
     UserFactory,
     VideoFactory,
@@ -42,6 +47,10 @@ def every_kind_of_row(db):
     FavoriteFactory()
     NotificationFactory()
     WebhookEndpointFactory()
+    listing = ListingFactory()
+    PriceChange.objects.create(property=listing, previous_price="200000", price="190000")
+    Alert.objects.create(saved_search=SavedSearchFactory(), property=listing, digest_due=True)
+    AlertDigest.objects.create(frequency="DAILY", due_at=timezone.now())
 
 
 @pytest.mark.django_db

@@ -213,7 +213,7 @@ def test_an_admin_adds_a_listing_for_an_owner_and_it_starts_pending(back_office)
     }
     management = {
         f"{prefix}-{name}": value
-        for prefix in ("type_record", "images", "videos", "moderation_logs")
+        for prefix in ("type_record", "images", "videos", "moderation_logs", "price_changes")
         for name, value in (("TOTAL_FORMS", "0"), ("INITIAL_FORMS", "0"))
     }
 
