@@ -40,8 +40,10 @@ migrate: install
 seed: migrate
 	$(PY) manage.py seed_demo
 
-# One background worker (webhook deliveries) runs beside the web server and stops with it.
-# The sweep first enqueues deliveries left due by a previous run (docs/deployment.md).
+# One background worker (webhook deliveries, email, alerts) runs beside the web server and
+# stops with it. The sweep first enqueues deliveries left due by a previous run
+# (docs/deployment.md). Links in emails and the printed admin login name this server.
+run: export SITE_URL ?= http://$(HOST):$(PORT)
 run: seed
 	@$(PY) manage.py demo_credentials
 	@$(PY) manage.py webhooks_sweep

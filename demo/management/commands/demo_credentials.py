@@ -7,12 +7,11 @@ console is the point: it is a local demo account.
 
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from accounts.models import User
 from demo.seed import DEMO_ADMIN_EMAIL, credentials_path, demo_alert_search, read_credentials
-
-ADMIN_URL = "http://127.0.0.1:8000/admin/"
 
 
 class Command(BaseCommand):
@@ -29,7 +28,7 @@ class Command(BaseCommand):
             self.stdout.write(self.style.WARNING(self._missing_message(admin_exists=admin_exists)))
             return
         self.stdout.write(
-            f"Admin login: {ADMIN_URL}  email: {credentials.email}  "
+            f"Admin login: {settings.SITE_URL}/admin/  email: {credentials.email}  "
             f"password: {credentials.password}"
         )
         search = demo_alert_search()
