@@ -28,6 +28,7 @@ from notifications.models import (
     Notification,
     SavedSearch,
 )
+from notifications.services import email_unsubscribe_url
 from tests.concurrency import run_at_once
 from tests.factories import CategoryFactory, ListingFactory
 from tests.support import make_user, signed_in_client
@@ -485,3 +486,29 @@ def test_making_alerts_takes_the_same_statements_however_many_users_match(owner_
 
     # then both take as many statements
     assert alert_statements(2) == alert_statements(6)
+
+
+def test_a_digest_skips_users_who_stopped_alert_emails(
+    smtp_server, customer, customer_client, owner_record
+):
+    # given a confirmed customer's daily search, a match waiting for the digest, and the
+    # customer's one-click unsubscribe from alerts
+    confirmed(customer)
+    save_search(customer_client, criteria={"municipality": "Sevilla"}, frequency="DAILY")
+    listing = ListingFactory(owner=owner_record, municipality="Sevilla", status="AVAILABLE")
+    alerts_create(listing_id=listing.id)
+    response = APIClient().post(
+        urlsplit(email_unsubscribe_url(user=customer, topic="alerts")).path,
+        "List-Unsubscribe=One-Click",
+        content_type="text/plain",
+    )
+    assert response.status_code == 200
+
+    # when the digest is sent
+    sent = alert_digest_send(digest_id=AlertDigest.objects.get().id)
+    run_ready_tasks()
+
+    # then nothing is emailed, and the alert no longer waits
+    assert sent == 0
+    assert smtp_server.messages == []
+    assert Alert.objects.get().digest_due is False
