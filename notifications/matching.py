@@ -3,26 +3,30 @@ by running every saved search.
 
 A saved search keeps, besides its criteria, the criteria most searches have as columns
 (notifications.models.SavedSearch: town, kind, transaction, price range, bedrooms, the map
-area's bounding box, the words of a plain `q`; `saved_search_columns` writes them). A
-listing that appears is looked for in four groups, each from an index: the searches of its
-town (a btree on `town`), those of a map area holding its point (a GiST index of the areas'
-boxes, PostgreSQL; plain comparisons elsewhere), those of words alone whose every word is in
-the listing's search document (a GIN index of the words, PostgreSQL), and the rest (a
-partial index). The kind, transaction, price and bedroom columns narrow them in the same
+area's bounding box, a circle's center and radius, a drawn area, the words of a plain `q`;
+`saved_search_columns` writes them). A listing that appears is looked for in four groups,
+each from an index: the searches of its town (a btree on `town`), those of a map area
+holding its point (a GiST index of the areas' boxes, PostgreSQL; plain comparisons
+elsewhere), those of words alone whose every word is in the listing's search document (a
+btree of their first word, PostgreSQL), and the rest (a partial index). The kind,
+transaction, price, bedroom, circle and drawn-area columns narrow them in the same
 statement.
 
 It stays exact: the columns hold the criteria as the search itself reads them (the town
 lowercased as its filter compares it, the prices and bedrooms as bounds included, a drawn
-area's or a circle's bounding box, which holds it, every longitude for an area across the
-antimeridian, a plain `q`'s words folded as the text search folds them), and a search whose
-criteria say more (`checked_on_listing`: other words, areas of floor, a category, an owner,
-a status, a drawn area, a circle; on SQLite any words) is then run on the listing alone:
-one more statement for all of them. The equality test (tests/notifications/test_matching.py)
-compares the answer with running every saved search on every listing, on both databases.
+area's or a circle's bounding box, which holds it, every longitude for a box across the
+antimeridian, a plain `q`'s words folded as the text search folds them), circles and drawn
+areas are tested by the search's own formula and function with the same values, and a
+search whose criteria say more (`checked_on_listing`: other words, areas of floor, a
+category, an owner, a status, a circle across the antimeridian; on SQLite any words or
+drawn area) is then run on the listing alone: two more statements for all of them. The
+equality test (tests/notifications/test_matching.py) compares the answer with running every
+saved search on every listing, on both databases.
 
-At 1,000,000 listings and 100,000 saved searches a listing's matching takes 73 to 100 ms at
-the median, 189 to 229 ms at p95 (docs/performance.md, `make bench-matching`, on a shared
-machine); with words checked one search at a time, 1,281 and 2,131 ms.
+At 1,000,000 listings and 100,000 saved searches a listing's matching takes 31 to 35 ms at
+the median, 41 to 47 ms at p95, against 104 to 124 and 308 to 416 ms with drawn areas and
+circles checked one search at a time and words from a GIN index (docs/performance.md,
+`make bench-matching`, alternating runs).
 """
 
 import dataclasses
@@ -31,12 +35,12 @@ from typing import NamedTuple
 
 from django.contrib.auth.models import AnonymousUser
 from django.db import connections
-from django.db.models import BooleanField, Func, Q, QuerySet, Value
+from django.db.models import BooleanField, F, Func, Q, QuerySet, Value
 
 from listings.functions import TownKey
 from listings.models import HIDDEN_STATUSES, Property
 from listings.search import SearchParams, search_params
-from listings.search.query import circle_box, search_filtered
+from listings.search.query import circle_box, haversine_km, search_filtered
 from listings.text import folded
 from notifications.models import AlertFrequency, SavedSearch
 
@@ -51,6 +55,8 @@ COLUMN_ATTRIBUTES = (
     "max_price",
     "min_bedrooms",
     "box",
+    "circle",
+    "polygon",
 )
 
 
@@ -89,7 +95,12 @@ def plain_words(text: str) -> str | None:
 def saved_search_columns(params: SearchParams) -> dict:
     """The stored columns of a saved search whose criteria are `params`."""
     area = _area(params)
-    crossing = params.box is not None and params.box.west > params.box.east
+    # A box across the antimeridian is stored as every longitude, which holds more than
+    # the search's: such a search is checked on the listing.
+    crossing = (params.box is not None and params.box.west > params.box.east) or (
+        params.circle is not None
+        and circle_box(params.circle).west > circle_box(params.circle).east
+    )
     words = plain_words(params.text) if params.text else None
     more = any(
         getattr(params, field.name) not in (None, "")
@@ -107,6 +118,10 @@ def saved_search_columns(params: SearchParams) -> dict:
         "area_south": area[1] if area else None,
         "area_east": area[2] if area else None,
         "area_north": area[3] if area else None,
+        "circle_latitude": params.circle.latitude if params.circle else None,
+        "circle_longitude": params.circle.longitude if params.circle else None,
+        "circle_radius_km": params.circle.radius_km if params.circle else None,
+        "polygon": params.polygon.as_postgresql() if params.polygon else None,
         "words": words,
         "checked_on_listing": more or crossing,
     }
@@ -145,10 +160,30 @@ class AreaHolds(Func):
         return f"({indexed} AND {exact})", params
 
 
+class PolygonHolds(Func):
+    """Whether a saved search's drawn area (its `polygon` column) holds a point, edges
+    included: PostgreSQL's poly_contain_pt, the function the search's own test calls
+    (listings.functions.InPolygon), on the same area and point."""
+
+    output_field = BooleanField()
+
+    def __init__(self, longitude: float, latitude: float):
+        super().__init__(Value(longitude), Value(latitude))
+
+    def as_sql(self, compiler, connection, **extra_context):
+        raise NotImplementedError("elsewhere a drawn area is checked on the listing")
+
+    def as_postgresql(self, compiler, connection, **extra_context):
+        longitude, latitude = (compiler.compile(part) for part in self.get_source_expressions())
+        sql = f"poly_contain_pt(polygon::polygon, point({longitude[0]}, {latitude[0]}))"
+        return sql, (*longitude[1], *latitude[1])
+
+
 class WordsIn(Func):
     """Whether every word of a saved search (its `words` column) is in a listing's search
-    document: PostgreSQL's array containment on the expression of the GIN index (migration
-    0006), the listing's words read from its stored document."""
+    document, the listing's words read once from its stored document: on PostgreSQL, its
+    first word among them, which a btree of first words answers (migration 0009), then
+    every word (array containment)."""
 
     output_field = BooleanField()
 
@@ -162,15 +197,22 @@ class WordsIn(Func):
         [listing_id] = self.get_source_expressions()
         listing_sql, listing_params = compiler.compile(listing_id)
         # The listing's id is a bound parameter: the statement holds no value of its own.
-        document = f"SELECT search_document FROM listings_property WHERE id = {listing_sql}"  # noqa: S608
-        return f"string_to_array(words, ' ') <@ tsvector_to_array(({document}))", tuple(
-            listing_params
+        # The array is made in the sub-select, so that it is made once, not once per row.
+        document = (
+            "(SELECT tsvector_to_array(search_document) FROM listings_property"  # noqa: S608
+            f" WHERE id = {listing_sql})"
         )
+        sql = (
+            f"(split_part(words, ' ', 1) = ANY({document}::text[])"
+            f" AND string_to_array(words, ' ') <@ {document})"
+        )
+        return sql, (*listing_params, *listing_params)
 
 
-def _words_indexed(database: str) -> bool:
-    """Whether the words of plain `q`s are tested in the first statement (PostgreSQL);
-    elsewhere a search with words is run on the listing like any checked one."""
+def _tested_in_sql(database: str) -> bool:
+    """Whether the words of plain `q`s and drawn areas are tested in the first statement
+    (PostgreSQL); elsewhere a search with either is run on the listing like any checked
+    one."""
     return connections[database].vendor == "postgresql"
 
 
@@ -181,7 +223,8 @@ def _candidates(listing: Property) -> QuerySet[SavedSearch]:
     town = Q(town=TownKey(Value(listing.municipality))) & (Q(area_west__isnull=True) | holds)
     area = Q(town__isnull=True, area_west__isnull=False) & holds
     neither = Q(town__isnull=True, area_west__isnull=True, words__isnull=True)
-    if _words_indexed(SavedSearch.objects.db):
+    in_sql = _tested_in_sql(SavedSearch.objects.db)
+    if in_sql:
         has = Q(WordsIn(listing.pk))
         words = Q(town__isnull=True, area_west__isnull=True, words__isnull=False) & has
         town &= Q(words__isnull=True) | has
@@ -189,6 +232,19 @@ def _candidates(listing: Property) -> QuerySet[SavedSearch]:
         neither |= words
     else:
         neither |= Q(town__isnull=True, area_west__isnull=True, words__isnull=False)
+    # The circle's distance as the search computes it, the listing's point in the place of
+    # the search's listings (listings.search.query.haversine_km).
+    distance = haversine_km(
+        F("circle_latitude"),
+        F("circle_longitude"),
+        Value(listing.latitude),
+        Value(listing.longitude),
+    )
+    circle = Q(circle_radius_km__isnull=True) | Q(circle_radius_km__gte=distance)
+    # Elsewhere a drawn area is checked on the listing (saved_searches_matching).
+    polygon = Q(polygon__isnull=True) | Q(PolygonHolds(listing.longitude, listing.latitude))
+    if not in_sql:
+        polygon = Q()
     # A listing without bedrooms (land, offices, ...) meets no bedroom criterion.
     bedrooms = Q(min_bedrooms__isnull=True)
     if listing.bedrooms is not None:
@@ -202,6 +258,8 @@ def _candidates(listing: Property) -> QuerySet[SavedSearch]:
             Q(min_price__isnull=True) | Q(min_price__lte=listing.price),
             Q(max_price__isnull=True) | Q(max_price__gte=listing.price),
             bedrooms,
+            circle,
+            polygon,
         )
     )
 
@@ -217,39 +275,43 @@ class Match(NamedTuple):
 def saved_searches_matching(*, listing: Property) -> list[Match]:
     """The active (not PAUSED) saved searches whose results hold `listing`, as a visitor
     sees them (none for a listing a visitor does not see): one statement from indexes, and
-    one more for those whose criteria say more than their columns. Oldest first.
+    two more for those whose criteria say more than their columns, if any. Oldest first.
 
     Rows, not models: a listing in a large town matches a thousand searches, whose models
     cost more than both statements.
     """
     if listing.status in HIDDEN_STATUSES:
         return []
-    words_indexed = _words_indexed(SavedSearch.objects.db)
+    in_sql = _tested_in_sql(SavedSearch.objects.db)
     rows = list(
         _candidates(listing)
         .order_by("created_at", "id")
-        .values_list("id", "user_id", "frequency", "checked_on_listing", "words", "criteria")
+        .values_list("id", "user_id", "frequency", "checked_on_listing", "words", "polygon")
     )
     checked = [
-        (pk, criteria)
-        for pk, _user, _frequency, more, words, criteria in rows
-        if more or (words and not words_indexed)
+        pk
+        for pk, _user, _frequency, more, words, polygon in rows
+        if more or ((words or polygon) and not in_sql)
     ]
-    refused = {pk for pk, _criteria in checked} - _holding(listing, checked)
+    refused = set(checked) - _holding(listing, checked)
     return [Match(pk, user, frequency) for pk, user, frequency, *_rest in rows if pk not in refused]
 
 
-def _holding(listing: Property, saved_searches: list[tuple[str, dict]]) -> set[str]:
-    """The ids of those saved searches (id, criteria) whose results hold the listing: each
-    one's search run on the listing alone, all in one statement."""
-    if not saved_searches:
+def _holding(listing: Property, saved_search_ids: list[str]) -> set[str]:
+    """The ids of those saved searches whose results hold the listing: their criteria read
+    (only theirs: decoding every candidate's criteria cost a third of the matching), then
+    each one's search run on the listing alone, all in one statement."""
+    if not saved_search_ids:
         return set()
+    saved_searches = SavedSearch.objects.filter(pk__in=saved_search_ids).values_list(
+        "id", "criteria"
+    )
     visitor = AnonymousUser()
     parts = [
         search_filtered(viewer=visitor, params=search_params(criteria))
         .filter(pk=listing.pk)
         .values_list(Value(pk), flat=True)
-        for pk, criteria in saved_searches
+        for pk, criteria in saved_searches.order_by("pk")
     ]
     first, *others = parts
     # A union takes the model's default order again, which its one column cannot give.

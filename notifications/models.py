@@ -77,8 +77,10 @@ class SavedSearch(TimestampedModel):
     # The criteria as columns, which the matching of a new listing reads from indexes
     # (notifications.matching, which also writes them): the town (lowercased), the kind,
     # the transaction, the price range, the bedrooms and the bounding box of the map area,
-    # each None where the criteria say nothing of it. `checked_on_listing`: the criteria
-    # hold more (words, areas of floor, a drawn area, a circle, ...), checked on the listing.
+    # each None where the criteria say nothing of it; a circle's center and radius, and a
+    # drawn area as PostgreSQL's polygon type reads it. `checked_on_listing`: the criteria
+    # hold more (words that are not plain, areas of floor, a category, ...), checked on the
+    # listing.
     town = models.CharField(max_length=120, null=True, editable=False)
     kind = models.CharField(max_length=11, null=True, editable=False)
     transaction_type = models.CharField(max_length=4, null=True, editable=False)
@@ -89,9 +91,14 @@ class SavedSearch(TimestampedModel):
     area_south = models.FloatField(null=True, editable=False)
     area_east = models.FloatField(null=True, editable=False)
     area_north = models.FloatField(null=True, editable=False)
+    circle_latitude = models.FloatField(null=True, editable=False)
+    circle_longitude = models.FloatField(null=True, editable=False)
+    circle_radius_km = models.FloatField(null=True, editable=False)
+    polygon = models.TextField(null=True, editable=False)
     # The words of a plain `q` (letters and digits only, no operator), folded as the text
-    # search folds them, space-separated: PostgreSQL finds them in a listing's document from
-    # a GIN index (migration 0006); None for no `q`, or one that is not plain (checked).
+    # search folds them, sorted, space-separated: PostgreSQL finds the searches of a
+    # listing's words from a btree of the first word (migration 0009); None for no `q`, or
+    # one that is not plain (checked).
     words = models.TextField(null=True, editable=False)
     checked_on_listing = models.BooleanField(default=False, editable=False)
 
@@ -108,7 +115,7 @@ class SavedSearch(TimestampedModel):
             models.Index(fields=["user", "-created_at"], name="notifications_saved_user_idx"),
             # The matching's searches of a town (notifications.matching), and of no town, map
             # area nor words; those of a map area and those of words alone are in a GiST and
-            # a GIN index (migrations 0005 and 0006).
+            # a btree index (migrations 0005 and 0009).
             models.Index(
                 fields=["town"],
                 condition=Q(town__isnull=False) & ~Q(frequency=AlertFrequency.PAUSED),

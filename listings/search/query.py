@@ -45,14 +45,22 @@ def within_box(box: Box) -> Q:
     )
 
 
-def distance_km(latitude: float, longitude: float):
-    """Great-circle (haversine) distance from a point to each listing, in km."""
-    half_latitude = Radians(F("latitude") - Value(latitude)) / 2
-    half_longitude = Radians(F("longitude") - Value(longitude)) / 2
-    haversine = Power(Sin(half_latitude), 2) + Cos(Radians(Value(latitude))) * Cos(
-        Radians(F("latitude"))
+def haversine_km(center_latitude, center_longitude, latitude, longitude):
+    """Great-circle (haversine) distance in km from a circle's center to a point, each
+    coordinate an expression. The one formula of radius searches: the search (distance_km)
+    and the alerts' matching (notifications.matching) give it the same values in the same
+    places, so both compute the same distance to the last bit."""
+    half_latitude = Radians(latitude - center_latitude) / 2
+    half_longitude = Radians(longitude - center_longitude) / 2
+    haversine = Power(Sin(half_latitude), 2) + Cos(Radians(center_latitude)) * Cos(
+        Radians(latitude)
     ) * Power(Sin(half_longitude), 2)
     return Value(2 * EARTH_RADIUS_KM, output_field=FloatField()) * ASin(Sqrt(haversine))
+
+
+def distance_km(latitude: float, longitude: float):
+    """Great-circle (haversine) distance from a point to each listing, in km."""
+    return haversine_km(Value(latitude), Value(longitude), F("latitude"), F("longitude"))
 
 
 def circle_box(circle: Circle) -> Box:

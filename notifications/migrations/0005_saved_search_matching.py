@@ -29,9 +29,12 @@ def fill_columns(apps, schema_editor):
     from notifications.matching import saved_search_columns
 
     saved_searches = apps.get_model("notifications", "SavedSearch")
+    # The columns the model has at this migration: later ones fill those they add.
+    fields = {field.name for field in saved_searches._meta.get_fields()}
     for saved_search in saved_searches.objects.all():
         columns = saved_search_columns(search_params(saved_search.criteria))
-        saved_searches.objects.filter(pk=saved_search.pk).update(**columns)
+        known = {name: value for name, value in columns.items() if name in fields}
+        saved_searches.objects.filter(pk=saved_search.pk).update(**known)
 
 
 class Migration(migrations.Migration):

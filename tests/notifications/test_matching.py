@@ -100,6 +100,14 @@ def test_every_public_listing_matches_the_saved_searches_that_hold_it(saved):
         # A circle around a pole spans every longitude.
         ({"lat": "89", "lng": "0", "radiusKm": "300"}, 120.0, 89.5, True),
         ({"lat": "89", "lng": "0", "radiusKm": "300"}, 120.0, 80.0, False),
+        # A circle across the antimeridian, and drawn areas with a point on an edge, a
+        # vertex, inside and a hair outside.
+        ({"lat": "-15", "lng": "179.9", "radiusKm": "50"}, -179.9, -15.0, True),
+        ({"lat": "-15", "lng": "179.9", "radiusKm": "50"}, -179.0, -15.0, False),
+        ({"polygon": "-4,40,-3,40,-3.5,41,-4,40"}, -3.5, 40.0, True),
+        ({"polygon": "-4,40,-3,40,-3.5,41,-4,40"}, -3.5, 41.0, True),
+        ({"polygon": "-4,40,-3,40,-3.5,41,-4,40"}, -3.5, 40.5, True),
+        ({"polygon": "-4,40,-3,40,-3.5,41,-4,40"}, -3.5, 39.99, False),
     ],
 )
 def test_map_area_edges_the_antimeridian_and_the_poles(criteria, longitude, latitude, held):
