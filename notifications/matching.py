@@ -42,7 +42,7 @@ from listings.models import HIDDEN_STATUSES, Property
 from listings.search import SearchParams, search_params
 from listings.search.query import circle_box, haversine_km, search_filtered
 from listings.text import folded
-from notifications.models import AlertFrequency, SavedSearch
+from notifications.models import KIND_KEY, TRANSACTION_KEY, AlertFrequency, SavedSearch
 
 # A word of a plain `q`, folded (plain_words).
 PLAIN_WORD = re.compile(r"[a-z0-9]+")
@@ -218,20 +218,26 @@ def _tested_in_sql(database: str) -> bool:
 
 def _candidates(listing: Property) -> QuerySet[SavedSearch]:
     """The active saved searches whose columns the listing meets: one statement, each of its
-    groups from an index."""
+    groups from an index. The kind and transaction are keys of the town's, the words' and
+    the rest's indexes (KIND_KEY, TRANSACTION_KEY: "" for any), so that each group reads
+    only the searches of the listing's kind and transaction, or of any."""
+    keys = Q(
+        kind_key__in=sorted({"", listing.kind or ""}),
+        transaction_key__in=["", listing.transaction_type],
+    )
     holds = Q(AreaHolds(listing.longitude, listing.latitude))
-    town = Q(town=TownKey(Value(listing.municipality))) & (Q(area_west__isnull=True) | holds)
-    area = Q(town__isnull=True, area_west__isnull=False) & holds
-    neither = Q(town__isnull=True, area_west__isnull=True, words__isnull=True)
+    town = Q(town=TownKey(Value(listing.municipality))) & keys & (Q(area_west__isnull=True) | holds)
+    area = Q(town__isnull=True, area_west__isnull=False) & holds & keys
+    neither = Q(town__isnull=True, area_west__isnull=True, words__isnull=True) & keys
     in_sql = _tested_in_sql(SavedSearch.objects.db)
     if in_sql:
         has = Q(WordsIn(listing.pk))
-        words = Q(town__isnull=True, area_west__isnull=True, words__isnull=False) & has
+        words = Q(town__isnull=True, area_west__isnull=True, words__isnull=False) & keys & has
         town &= Q(words__isnull=True) | has
         area &= Q(words__isnull=True) | has
         neither |= words
     else:
-        neither |= Q(town__isnull=True, area_west__isnull=True, words__isnull=False)
+        neither |= Q(town__isnull=True, area_west__isnull=True, words__isnull=False) & keys
     # The circle's distance as the search computes it, the listing's point in the place of
     # the search's listings (listings.search.query.haversine_km).
     distance = haversine_km(
@@ -251,10 +257,9 @@ def _candidates(listing: Property) -> QuerySet[SavedSearch]:
         bedrooms |= Q(min_bedrooms__lte=listing.bedrooms)
     return (
         SavedSearch.objects.exclude(frequency=AlertFrequency.PAUSED)
+        .alias(kind_key=KIND_KEY, transaction_key=TRANSACTION_KEY)
         .filter(town | area | neither)
         .filter(
-            Q(kind__isnull=True) | Q(kind=listing.kind),
-            Q(transaction_type__isnull=True) | Q(transaction_type=listing.transaction_type),
             Q(min_price__isnull=True) | Q(min_price__lte=listing.price),
             Q(max_price__isnull=True) | Q(max_price__gte=listing.price),
             bedrooms,

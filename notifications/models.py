@@ -2,7 +2,8 @@
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from config.models import IdField, TimestampedModel
@@ -56,6 +57,13 @@ class AlertFrequency(models.TextChoices):
     DAILY = "DAILY", "Daily digest"
     WEEKLY = "WEEKLY", "Weekly digest"
     PAUSED = "PAUSED", "Paused"
+
+
+# A saved search's kind and transaction as keys of the matching's indexes: "" where it asks
+# for any, so that "any" and the listing's value are two values an index probes
+# (notifications.matching).
+KIND_KEY = Coalesce(F("kind"), Value(""))
+TRANSACTION_KEY = Coalesce(F("transaction_type"), Value(""))
 
 
 class SavedSearch(TimestampedModel):
@@ -117,12 +125,15 @@ class SavedSearch(TimestampedModel):
             # area nor words; those of a map area and those of words alone are in a GiST and
             # a btree index (migrations 0005 and 0009).
             models.Index(
-                fields=["town"],
+                F("town"),
+                TRANSACTION_KEY,
+                KIND_KEY,
                 condition=Q(town__isnull=False) & ~Q(frequency=AlertFrequency.PAUSED),
                 name="notifications_saved_town_idx",
             ),
             models.Index(
-                fields=["transaction_type", "kind"],
+                TRANSACTION_KEY,
+                KIND_KEY,
                 condition=Q(town__isnull=True, area_west__isnull=True, words__isnull=True)
                 & ~Q(frequency=AlertFrequency.PAUSED),
                 name="notifications_saved_rest_idx",
