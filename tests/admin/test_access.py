@@ -8,9 +8,12 @@ from django.utils import timezone
 from accounts.models import UserType
 from accounts.services import access_token_issue
 from listings.models import MapCell, Place, PropertyStatus, PublicListingGroup
-from listings.services import property_change_status
+from listings.services import property_change_status, property_update
 from media_app.models import Image
+from notifications.alerts import alert_digest_schedule
 from notifications.models import (
+    Alert,
+    AlertFrequency,
     DeliveryErrorKind,
     EmailPreferences,
     WebhookAttempt,
@@ -78,7 +81,13 @@ def every_kind_of_row(moderator):
     AppointmentFactory(property=record.property)
     FavoriteFactory(property=record.property)
     NotificationFactory(property=record.property)
-    SavedSearchFactory()
+    saved_search = SavedSearchFactory()
+    # A price change (its history row), an alert as the worker makes them, and the daily
+    # digest the alert waits for.
+    new_price = record.property.price + 1
+    property_update(property=record.property, by=moderator, changes={"price": new_price})
+    Alert.objects.create(saved_search=saved_search, property=record.property, digest_due=True)
+    alert_digest_schedule(frequency=AlertFrequency.DAILY)
     EmailPreferences.objects.create(user=UserFactory(), visits=False)
     WebhookEndpointFactory()
     CustomerFactory()
