@@ -23,10 +23,10 @@ drawn area) is then run on the listing alone: two more statements for all of the
 equality test (tests/notifications/test_matching.py) compares the answer with running every
 saved search on every listing, on both databases.
 
-At 1,000,000 listings and 100,000 saved searches a listing's matching takes 31 to 35 ms at
-the median, 41 to 47 ms at p95, against 104 to 124 and 308 to 416 ms with drawn areas and
-circles checked one search at a time and words from a GIN index (docs/performance.md,
-`make bench-matching`, alternating runs).
+At 1,000,000 listings and 100,000 saved searches a listing's matching takes 19 to 20 ms at
+the median, 27 to 28 ms at p95, against 104 to 124 and 308 to 416 ms with drawn areas and
+circles checked one search at a time, words from a GIN index and no kind or transaction in
+the indexes' keys (docs/performance.md, `make bench-matching`, alternating runs).
 """
 
 import dataclasses
