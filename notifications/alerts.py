@@ -159,18 +159,23 @@ def _matched_events_record(listing: Property, saved_search_ids: list[str]) -> No
     )
 
 
+def _alert_emails_enqueue(*, users: list[User], subject: str, template: str, context: dict) -> None:
+    """One email of alerts to each of `users` who gets them (email_recipients)."""
+    for user in email_recipients(users=users, topic=EmailTopic.ALERTS):
+        topic_email_enqueue(
+            user=user, topic=EmailTopic.ALERTS, subject=subject, template=template, context=context
+        )
+
+
 def _instant_emails_enqueue(listing: Property, users: list[User]) -> None:
     """One email about the listing to each user (once, whatever number of their INSTANT
     searches it matches) who gets alert emails."""
-    facts = _listing_facts(listing)
-    for user in email_recipients(users=users, topic=EmailTopic.ALERTS):
-        topic_email_enqueue(
-            user=user,
-            topic=EmailTopic.ALERTS,
-            subject=f"New listing: {listing.title}",
-            template="alert",
-            context={"listing": facts},
-        )
+    _alert_emails_enqueue(
+        users=users,
+        subject=f"New listing: {listing.title}",
+        template="alert",
+        context={"listing": _listing_facts(listing)},
+    )
 
 
 def price_drop_emails_enqueue(
@@ -178,15 +183,12 @@ def price_drop_emails_enqueue(
 ) -> None:
     """Email those of `users` who get alert emails that a listing they saved is cheaper
     (in the transaction of the change: once per drop)."""
-    facts = _listing_facts(listing)
-    for user in email_recipients(users=users, topic=EmailTopic.ALERTS):
-        topic_email_enqueue(
-            user=user,
-            topic=EmailTopic.ALERTS,
-            subject=f"Price drop: {listing.title}",
-            template="price_drop",
-            context={"listing": facts, "previous_price": f"{previous_price:,.2f}"},
-        )
+    _alert_emails_enqueue(
+        users=users,
+        subject=f"Price drop: {listing.title}",
+        template="price_drop",
+        context={"listing": _listing_facts(listing), "previous_price": f"{previous_price:,.2f}"},
+    )
 
 
 # --- Digests --------------------------------------------------------------------------------
