@@ -12,6 +12,7 @@ from config.errors import (
     PermissionRefused,
     ValidationFailed,
 )
+from config.json import json_value
 from listings.cache import public_reads_changed
 from listings.models import (
     KIND_FIELDS,
@@ -151,7 +152,8 @@ def _price_changed(*, listing: Property, previous_price: Decimal, by: User) -> N
     price_drop_emails_enqueue(listing=listing, previous_price=previous_price, users=favoriters)
     event_record(
         type=EventType.PROPERTY_PRICE_DROPPED,
-        payload={**property_representation(listing), "previousPrice": str(previous_price)},
+        # The price before is a JSON number, as the listing's own price is.
+        payload={**property_representation(listing), "previousPrice": json_value(previous_price)},
         listing_id=listing.pk,
         owner_user_id=listing.owner.user_id,
     )

@@ -291,7 +291,7 @@ def test_a_price_drop_alerts_every_favoriter_once_and_keeps_the_history(
     [delivery] = receiver.received()
     body = Webhook(SECRET).verify(delivery.body, delivery.headers)
     assert body["type"] == "property.price_dropped"
-    assert (body["data"]["price"], body["data"]["previousPrice"]) == (280000, "300000.00")
+    assert (body["data"]["price"], body["data"]["previousPrice"]) == (280000, 300000)
 
     # and the detail shows the history
     detail = APIClient().get(f"{PROPERTIES_URL}/{listing.id}").json()
