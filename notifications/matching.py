@@ -62,7 +62,7 @@ COLUMN_ATTRIBUTES = (
 
 def _area(params: SearchParams) -> tuple[float, float, float, float] | None:
     """A box (west, south, east, north) that holds every match's point: the bbox, else a
-    drawn area's bounding box, else a circle's; every longitude across the antimeridian."""
+    drawn area's bounding box, else a circle's; west > east across the antimeridian."""
     if params.box is not None:
         box = params.box
         area = (box.west, box.south, box.east, box.north)
@@ -73,8 +73,7 @@ def _area(params: SearchParams) -> tuple[float, float, float, float] | None:
         area = (box.west, box.south, box.east, box.north)
     else:
         return None
-    west, south, east, north = area
-    return (-180.0, south, 180.0, north) if west > east else area
+    return area
 
 
 def plain_words(text: str) -> str | None:
@@ -97,10 +96,9 @@ def saved_search_columns(params: SearchParams) -> dict:
     area = _area(params)
     # A box across the antimeridian is stored as every longitude, which holds more than
     # the search's: such a search is checked on the listing.
-    crossing = (params.box is not None and params.box.west > params.box.east) or (
-        params.circle is not None
-        and circle_box(params.circle).west > circle_box(params.circle).east
-    )
+    crossing = area is not None and area[0] > area[2]
+    if crossing:
+        area = (-180.0, area[1], 180.0, area[3])
     words = plain_words(params.text) if params.text else None
     more = any(
         getattr(params, field.name) not in (None, "")
@@ -248,9 +246,11 @@ def _candidates(listing: Property) -> QuerySet[SavedSearch]:
     )
     circle = Q(circle_radius_km__isnull=True) | Q(circle_radius_km__gte=distance)
     # Elsewhere a drawn area is checked on the listing (saved_searches_matching).
-    polygon = Q(polygon__isnull=True) | Q(PolygonHolds(listing.longitude, listing.latitude))
-    if not in_sql:
-        polygon = Q()
+    polygon = (
+        Q(polygon__isnull=True) | Q(PolygonHolds(listing.longitude, listing.latitude))
+        if in_sql
+        else Q()
+    )
     # A listing without bedrooms (land, offices, ...) meets no bedroom criterion.
     bedrooms = Q(min_bedrooms__isnull=True)
     if listing.bedrooms is not None:
