@@ -49,7 +49,7 @@ from notifications.models import (
     SavedSearch,
 )
 from notifications.selectors import email_recipients
-from notifications.services import notification_send_bulk, topic_email_enqueue
+from notifications.services import notification_send_bulk, topic_email_enqueue, users_email_send
 from notifications.tasks import with_the_transaction
 
 # Which searches' waiting alerts each digest takes: the daily one also takes those of
@@ -159,19 +159,12 @@ def _matched_events_record(listing: Property, saved_search_ids: list[str]) -> No
     )
 
 
-def _alert_emails_enqueue(*, users: list[User], subject: str, template: str, context: dict) -> None:
-    """One email of alerts to each of `users` who gets them (email_recipients)."""
-    for user in email_recipients(users=users, topic=EmailTopic.ALERTS):
-        topic_email_enqueue(
-            user=user, topic=EmailTopic.ALERTS, subject=subject, template=template, context=context
-        )
-
-
 def _instant_emails_enqueue(listing: Property, users: list[User]) -> None:
     """One email about the listing to each user (once, whatever number of their INSTANT
     searches it matches) who gets alert emails."""
-    _alert_emails_enqueue(
+    users_email_send(
         users=users,
+        topic=EmailTopic.ALERTS,
         subject=f"New listing: {listing.title}",
         template="alert",
         context={"listing": _listing_facts(listing)},
@@ -183,8 +176,9 @@ def price_drop_emails_enqueue(
 ) -> None:
     """Email those of `users` who get alert emails that a listing they saved is cheaper
     (in the transaction of the change: once per drop)."""
-    _alert_emails_enqueue(
+    users_email_send(
         users=users,
+        topic=EmailTopic.ALERTS,
         subject=f"Price drop: {listing.title}",
         template="price_drop",
         context={"listing": _listing_facts(listing), "previous_price": f"{previous_price:,.2f}"},

@@ -416,11 +416,24 @@ def topic_email_enqueue(
     email_enqueue(email)
 
 
+def users_email_send(
+    *, users: Iterable[User], topic: str, subject: str, template: str, context: dict
+) -> int:
+    """Queue the same email of `topic` to each of `users` who may get it, with the caller's
+    transaction: their address is confirmed and the topic is on (email_recipients, one
+    query). Returns how many were queued."""
+    recipients = email_recipients(users=users, topic=topic)
+    for user in recipients:
+        topic_email_enqueue(
+            user=user, topic=topic, subject=subject, template=template, context=context
+        )
+    return len(recipients)
+
+
 def user_email_send(*, user: User, topic: str, subject: str, template: str, context: dict) -> bool:
-    """Queue an email of `topic` to the user, with the caller's transaction, when they may
-    get it: their address is confirmed and the topic is on (email_recipients). Returns
-    whether it was queued."""
-    if not email_recipients(users=[user], topic=topic):
-        return False
-    topic_email_enqueue(user=user, topic=topic, subject=subject, template=template, context=context)
-    return True
+    """Queue an email of `topic` to the user when they may get it (users_email_send);
+    returns whether it was queued."""
+    queued = users_email_send(
+        users=[user], topic=topic, subject=subject, template=template, context=context
+    )
+    return queued == 1
