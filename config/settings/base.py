@@ -170,6 +170,9 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("es", "Español")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# The currency of every price on the platform (ISO 4217), shown with prices and given to
+# search engines with each offer.
+CURRENCY = env("CURRENCY", default="EUR")
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
