@@ -8,6 +8,7 @@ from django.db.models.functions import Length, Lower
 from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
 
 from accounts.models import Owner
+from config.ids import ID_LENGTH
 from config.models import IdField, TimestampedModel
 
 
@@ -780,3 +781,47 @@ class PropertyRow(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+
+class PropertyDailyViews(models.Model):
+    """How many times a listing's public page was viewed on one day (in TIME_ZONE).
+
+    Views are counted in Redis (or in the web process's memory without it) and added here in
+    batches by listings.statistics; nothing writes a row per view.
+    """
+
+    id = IdField()
+    property = models.ForeignKey(Property, on_delete=models.CASCADE, related_name="daily_views")
+    day = models.DateField()
+    views = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["property", "day"]
+        constraints = [
+            # The key the batches add to (INSERT ... ON CONFLICT (property_id, day)).
+            models.UniqueConstraint(fields=["property", "day"], name="listings_daily_views_unique"),
+            models.CheckConstraint(
+                condition=Q(views__gte=0), name="listings_daily_views_not_negative"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.views} views of {self.property_id} on {self.day}"
+
+
+class PropertyViewsBatch(models.Model):
+    """A batch of views already added to PropertyDailyViews, by the id it had in Redis.
+
+    Written in the transaction that adds the batch, so a flush that runs again after the
+    database committed but before Redis forgot the batch finds it here and does not add it
+    twice (listings.statistics). Rows older than a day are deleted by the flushes.
+    """
+
+    id = models.CharField(primary_key=True, max_length=ID_LENGTH)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"Views batch {self.id}"

@@ -21,7 +21,7 @@ from config.api.throttling import REQUEST_THROTTLES, page_request_wait
 from config.errors import DomainError
 from config.website import add_domain_error, owner_required
 from favorites.selectors import favorite_visible_to
-from listings import selectors, services
+from listings import selectors, services, statistics
 from listings.forms import (
     SEARCH_LABELS,
     KindForm,
@@ -192,7 +192,11 @@ def visible_listing(request: HttpRequest, pk: str, *, detail: bool = False) -> P
 @require_GET
 def detail(request: HttpRequest, pk: str) -> HttpResponse:
     """A listing's page: gallery, videos, every fact, a map, favorite and visit forms."""
-    return listing_page(request, visible_listing(request, pk, detail=True))
+    listing = visible_listing(request, pk, detail=True)
+    statistics.property_view_count(
+        property=listing, viewer=request.user, user_agent=request.headers.get("User-Agent", "")
+    )
+    return listing_page(request, listing)
 
 
 # --- Owner area ------------------------------------------------------------------------

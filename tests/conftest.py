@@ -9,6 +9,7 @@ from django.core.files.uploadhandler import MemoryFileUploadHandler, TemporaryFi
 from django.db import connection
 
 from config.api.throttling import rate_limiter
+from listings.statistics import MEMORY_VIEWS
 
 # The users of each role, their signed-in clients and the emptied cache, for every test.
 pytest_plugins = ["tests.fixtures"]
@@ -22,6 +23,15 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "postgres_only" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def no_views_pending():
+    """Start and end every test with no listing views waiting in this process's memory
+    (listings.statistics), so that no test writes another's views."""
+    MEMORY_VIEWS.take()
+    yield
+    MEMORY_VIEWS.take()
 
 
 @pytest.fixture

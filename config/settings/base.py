@@ -288,6 +288,13 @@ WEBHOOKS_CA_BUNDLE = env("WEBHOOKS_CA_BUNDLE", default="")
 WEBHOOKS_MAX_PER_USER = env.int("WEBHOOKS_MAX_PER_USER", default=10)
 # How many searches one user may save (alerts); one more is 409.
 SAVED_SEARCHES_MAX_PER_USER = env.int("SAVED_SEARCHES_MAX_PER_USER", default=50)
+# Owner statistics (listings.statistics): views of listing pages are counted in Redis
+# (REDIS_URL) under this key prefix, and added to the database by a task queued this many
+# seconds after the first view since the last flush. Without Redis each web process keeps
+# them in memory and writes them every STATISTICS_FLUSH_VIEWS views or this many seconds.
+STATISTICS_KEY_PREFIX = env("STATISTICS_KEY_PREFIX", default="estate:statistics:")
+STATISTICS_FLUSH_SECONDS = env.int("STATISTICS_FLUSH_SECONDS", default=60)
+STATISTICS_FLUSH_VIEWS = env.int("STATISTICS_FLUSH_VIEWS", default=100)
 # When alert digests are sent (notifications.alerts): this hour in TIME_ZONE, every day,
 # and weekly ones on this weekday (0 is Monday).
 ALERT_DIGEST_HOUR = env.int("ALERT_DIGEST_HOUR", default=8)
