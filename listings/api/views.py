@@ -18,7 +18,7 @@ from config.api.pagination import read_page_and_limit
 from config.api.permissions import IsOwnerUser, ReadOnlyOrAdmin
 from config.api.renderers import CamelCasedActionsMixin
 from config.api.viewsets import ApiViewSet
-from listings import selectors, services
+from listings import selectors, services, statistics
 from listings.api.pagination import DEFAULT_LIMIT, MAX_LIMIT, PropertyPagination
 from listings.api.schema import search_parameters
 from listings.api.serializers import (
@@ -39,6 +39,7 @@ from listings.api.serializers import (
     property_list_items,
     search_refusals,
 )
+from listings.api.statistics import PropertyStatisticsSerializer, statistics_item
 from listings.models import KIND_MODELS, PropertyCategory, PropertyType
 from listings.places import place_suggestions
 from listings.search import (
@@ -192,6 +193,17 @@ def _require_manager(listing, user) -> None:
         parameters=[*search_parameters(), ClusterQuerySerializer],
         responses={200: forced_singular_serializer(ClustersSerializer)},
     ),
+    stats=extend_schema(
+        summary="A listing's views, favorites and visit requests over the last 30 days",
+        description=(
+            "For the listing's owner and admins (403 for other signed-in users, 404 when the"
+            " caller may not see the listing). Views count the listing's public page seen by"
+            " others than its owner and admins, robots left out, and reach these figures when"
+            " the counters are next written (about a minute); favorites and visit requests"
+            " are those made in the window, visits with their status now."
+        ),
+        responses={200: PropertyStatisticsSerializer},
+    ),
     retrieve=extend_schema(
         summary="A listing with its category, owner, photos, videos, record",
         responses={200: PropertyDetailSerializer},
@@ -213,7 +225,7 @@ class PropertyViewSet(CamelCasedActionsMixin, ApiViewSet):
 
     # List items and the detail are built with camelCase keys (property_list_items,
     # property_detail_item).
-    camel_cased_actions = ("list", "retrieve", "clusters")
+    camel_cased_actions = ("list", "retrieve", "clusters", "stats")
     serializer_class = PropertyListItemSerializer
     pagination_class = PropertyPagination
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
@@ -249,6 +261,14 @@ class PropertyViewSet(CamelCasedActionsMixin, ApiViewSet):
         except SearchParamsInvalid as invalid:
             raise ValidationError(search_refusals(invalid)) from invalid
         return Response(clusters_item(clusters))
+
+    @action(detail=True, methods=["get"], pagination_class=None)
+    def stats(self, request, pk=None):
+        listing = self.get_object()
+        if not services.property_is_managed_by(property=listing, user=request.user):
+            raise PermissionDenied("Only the listing's owner and admins may see its statistics.")
+        figures = statistics.property_statistics(property_ids=[listing.pk])[listing.pk]
+        return Response(statistics_item(figures))
 
     def retrieve(self, request, pk=None):
         row = selectors.property_detail_row(viewer=request.user, pk=pk)
