@@ -232,7 +232,13 @@ def owner_listings(request: HttpRequest) -> HttpResponse:
         selectors.property_list_loading(listings).order_by("-created_at", "-id"), OWNER_PAGE_SIZE
     ).get_page(request.GET.get("page"))
     rows = [(listing, owner_status_moves(listing)) for listing in page]
-    return render(request, "listings/owner/list.html", {"page": page, "rows": rows})
+    figures = statistics.property_statistics(property_ids=[listing.pk for listing in page])
+    context = {
+        "page": page,
+        "rows": rows,
+        "statistics": [(listing, figures[listing.pk]) for listing in page],
+    }
+    return render(request, "listings/owner/list.html", context)
 
 
 @owner_required
