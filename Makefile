@@ -22,7 +22,8 @@ done; \
 echo "No Python >= 3.12 found; set PYTHON=/path/to/python3.12" >&2; exit 1
 endef
 
-.PHONY: install run test test-browser lint format migrate seed lock clean deploy-check chromium
+.PHONY: install run test test-browser lint format migrate seed lock clean deploy-check chromium \
+  node lighthouse
 
 $(VENV)/.installed: requirements.lock
 	@set -e; python="$$($(find_python))"; \
@@ -83,14 +84,28 @@ chromium:
 	  $$as_root env DEBIAN_FRONTEND=noninteractive $(APT_GET) update -q && \
 	  $$as_root env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -q chromium
 
-test: chromium lint deploy-check
+# The website's audits (axe-core in the browser tests, Lighthouse) come from the npm registry,
+# pinned by package-lock.json, installed into node_modules/ with the machine's npm.
+node_modules/.installed: package.json package-lock.json
+	@command -v npm >/dev/null || { echo "npm is missing: install Node.js 18 or newer (Debian: apt-get install nodejs npm)" >&2; exit 1; }
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+node: node_modules/.installed
+
+test: chromium node lint deploy-check
 	DJANGO_SETTINGS_MODULE=config.settings.test $(PY) manage.py makemigrations --check --dry-run
 	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/pytest $(PYTEST_ARGS)
 
 # Only the website's browser tests: headless Debian chromium driven by Playwright against a
 # live server; screenshots land in artifacts/screenshots/.
-test-browser: install chromium
+test-browser: install chromium node
 	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/pytest -m browser tests/browser $(PYTEST_ARGS)
+
+# Lighthouse's scores of the home, a search and a listing page in each language, as production
+# serves them (gunicorn, WhiteNoise, S3 media): each category at least 98 (docs/website.md).
+lighthouse: install chromium node
+	$(PY) -m tests.lighthouse.run $(LIGHTHOUSE_ARGS)
 
 # The bounded load test (docs/reliability.md): gunicorn + PostgreSQL + db_worker, 32 users,
 # 2 minutes, reads and writes; needs a PostgreSQL server (LOAD_DATABASE_SERVER).
@@ -134,4 +149,4 @@ lock: install
 	  --generate-hashes -o requirements.lock
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache artifacts
+	rm -rf $(VENV) node_modules .pytest_cache .ruff_cache artifacts
