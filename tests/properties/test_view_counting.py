@@ -120,6 +120,15 @@ def test_a_listing_the_viewer_may_not_see_is_not_counted(memory_counting, client
     assert MEMORY_VIEWS.pending() == 0
 
 
+@pytest.mark.django_db
+def test_a_head_request_is_not_counted(memory_counting, client, listing):
+    response = client.head(page_of(listing), HTTP_USER_AGENT=BROWSER)
+
+    # the page answers GET only
+    assert response.status_code == 405
+    assert MEMORY_VIEWS.pending() == 0
+
+
 # --- Without Redis: batches in memory ----------------------------------------------------
 
 
