@@ -23,7 +23,6 @@ from config.website import add_domain_error, owner_required
 from favorites.selectors import favorite_visible_to
 from listings import selectors, services
 from listings.forms import (
-    SEARCH_LABELS,
     KindForm,
     PropertyForm,
     SearchForm,
@@ -113,7 +112,6 @@ def search(request: HttpRequest) -> HttpResponse:
     valid = form.is_valid()
     context = {
         "form": form,
-        "fields": [form[name] for name in SEARCH_LABELS],
         "kept": form.kept_values(),
         "result": None,
         "listings": [],

@@ -194,6 +194,40 @@ def test_a_card_whose_photo_files_are_missing_shows_the_placeholder(client):
     assert cover.file.url not in response.text
 
 
+def filters_button(response) -> str:
+    """The text of the "Filters (n)" button of the search form."""
+    return re.search(r"data-filters-toggle>([^<]+)</button>", response.text).group(1)
+
+
+@pytest.mark.parametrize(
+    ("query", "shown"),
+    [
+        ({}, "Filters (0)"),
+        ({"q": "garden", "sort": "price"}, "Filters (0)"),
+        ({"type": "house", "minPrice": "100000", "municipality": "Madrid"}, "Filters (3)"),
+        ({"maxArea": "90", "minBedrooms": "2", "sort": "-price"}, "Filters (2)"),
+    ],
+)
+def test_the_filters_button_counts_the_filters_in_use(client, query, shown):
+    # when
+    response = client.get(reverse("home"), query)
+
+    # then the keywords (always shown) and the order of the results are not counted
+    assert response.status_code == 200
+    assert filters_button(response) == shown
+    assert 'aria-controls="search-filters"' in response.text
+    assert 'aria-expanded="false"' in response.text
+
+
+def test_the_filters_stay_open_while_one_is_invalid(client):
+    response = client.get(reverse("home"), {"minPrice": "-5"})
+
+    assert response.status_code == 400
+    assert filters_button(response) == "Filters (1)"
+    assert 'aria-expanded="true" data-filters-toggle' in response.text
+    assert 'class="search-form__filters search-form__filters--open"' in response.text
+
+
 # No transaction open, as in a web request.
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("signed_in", [False, True])
