@@ -102,6 +102,19 @@ class SearchForm(forms.Form):
                         self.add_error(field, message)
         return self.cleaned_data
 
+    def filter_fields(self) -> list[forms.BoundField]:
+        """The fields a phone folds behind "Filters (n)": all but the keywords."""
+        return [self[name] for name in SEARCH_LABELS if name != "q"]
+
+    def active_filter_count(self) -> int:
+        """How many of the folded fields narrow the search: the n of "Filters (n)" (the
+        order of the results narrows nothing)."""
+        return sum(
+            1
+            for field in self.filter_fields()
+            if field.name != "sort" and str(self.data.get(field.name, "")).strip()
+        )
+
     def kept_values(self) -> list[tuple[str, str]]:
         """(name, value) of the hidden parameters the query string carries."""
         return [(name, self.data[name]) for name in SEARCH_KEPT if self.data.get(name)]

@@ -60,8 +60,11 @@ def _ordered_images() -> QuerySet[Image]:
 def property_list_loading(listings: QuerySet[Property]) -> QuerySet[Property]:
     """What a list item shows: the type-specific record (one join) and the photos (one query)."""
     # thumbnails and title: the website's cards show the cover's 400 px copy with its
-    # description as alternative text (docs/website.md).
-    photos = _ordered_images().only("id", "file", "title", "thumbnails", "property_id")
+    # description as alternative text; width and height cap the copies' widths
+    # (media_app.selectors.photo_sources, docs/website.md).
+    photos = _ordered_images().only(
+        "id", "file", "title", "thumbnails", "width", "height", "property_id"
+    )
     return listings.select_related("type_record").prefetch_related(
         Prefetch("images", queryset=photos)
     )

@@ -23,7 +23,6 @@ from config.website import add_domain_error, owner_required
 from favorites.selectors import favorite_visible_to
 from listings import selectors, services, statistics
 from listings.forms import (
-    SEARCH_LABELS,
     KindForm,
     PropertyForm,
     SearchForm,
@@ -33,6 +32,7 @@ from listings.models import Property, PropertyStatus, PropertyType, TypeSpecific
 from listings.rules import OWNER, PROPERTY_MOVES, allowed_next_statuses
 from listings.search import listing_search, search_matches, search_query
 from listings.search.params import result_window
+from media_app.selectors import photo_sources
 from notifications.forms import SaveSearchForm, criteria_query, suggested_name
 from notifications.models import AlertFrequency
 
@@ -112,7 +112,6 @@ def search(request: HttpRequest) -> HttpResponse:
     valid = form.is_valid()
     context = {
         "form": form,
-        "fields": [form[name] for name in SEARCH_LABELS],
         "kept": form.kept_values(),
         "result": None,
         "listings": [],
@@ -155,10 +154,13 @@ def listing_page(
         user.is_authenticated
         and favorite_visible_to(viewer=user).filter(user_id=user.pk, property=listing).exists()
     )
+    images = list(listing.images.all())
     context = {
         "listing": listing,
         "record": listing.type_record if listing.type else None,
-        "images": list(listing.images.all()),
+        "images": images,
+        # The gallery shows the photos whose files are stored, with their srcset.
+        "photos": photo_sources(images),
         "videos": list(listing.videos.all()),
         "is_owner": is_owner,
         "is_favorite": is_favorite,

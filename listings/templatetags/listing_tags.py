@@ -1,16 +1,18 @@
-"""Template filters of the website's listing pages: photo URLs, prices and facts."""
+"""Template filters of the website's listing pages: photos, prices and facts."""
 
 from decimal import Decimal
 
 from django import template
 from django.core.files.storage import default_storage
+from django.templatetags.static import static
 
 from listings.models import KIND_FIELDS, TypeSpecificRecord
+from media_app.selectors import media_files_stored, photo_sources
 
 register = template.Library()
 
-# Widths of the WebP copies the media service makes of every photo (D11).
-THUMBNAIL_WIDTHS = ("400", "1200")
+# What an image shows when none of its photo's files is in the storage: no request 404s.
+PHOTO_PLACEHOLDER = "img/photo-placeholder.svg"
 # Facts a listing card shows after the area, in this order, when its kind has them.
 CARD_FACTS = {
     "bedrooms": "bedrooms",
@@ -24,20 +26,19 @@ CARD_FACTS = {
 
 @register.filter
 def photo_url(image, width: str = "400") -> str:
-    """The URL of the photo's copy of this width, or of the original when there is none."""
+    """The URL of the photo's copy of this width when it is stored, else of its narrowest
+    stored file, else of the placeholder picture (media_app.selectors.photo_sources)."""
     name = (image.thumbnails or {}).get(str(width))
-    return default_storage.url(name) if name else image.file.url
+    if name and name in media_files_stored([name]):
+        return default_storage.url(name)
+    sources = photo_sources([image])
+    return sources[0].src if sources else static(PHOTO_PLACEHOLDER)
 
 
-@register.filter
-def photo_srcset(image) -> str:
-    """`srcset` of a photo: its 400 and 1200 pixel wide copies (empty for an old upload)."""
-    thumbnails = image.thumbnails or {}
-    return ", ".join(
-        f"{default_storage.url(thumbnails[width])} {width}w"
-        for width in THUMBNAIL_WIDTHS
-        if thumbnails.get(width)
-    )
+@register.simple_tag
+def photo_placeholder() -> str:
+    """The URL of the picture shown where a listing has no photo to show."""
+    return static(PHOTO_PLACEHOLDER)
 
 
 @register.filter

@@ -247,7 +247,20 @@
         window.location.assign(url.toString());
       });
     }
+    return map;
   }
 
-  document.querySelectorAll("[data-map]").forEach(setUp);
+  /* A map hidden when the page opens (a phone's list view) has no size, and Leaflet cannot
+   * fit a view into none: it is set up the first time it is shown, and told of every later
+   * change of its size (the list and map switch, a turned phone). */
+  function whenShown(element) {
+    if (typeof ResizeObserver === "undefined") { setUp(element); return; }
+    var map = null;
+    new ResizeObserver(function () {
+      if (!element.offsetWidth || !element.offsetHeight) { return; }
+      if (map) { map.invalidateSize(); } else { map = setUp(element); }
+    }).observe(element);
+  }
+
+  document.querySelectorAll("[data-map]").forEach(whenShown);
 })();

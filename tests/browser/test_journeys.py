@@ -106,7 +106,7 @@ def test_anonymous_visitor_filters_the_search_and_sees_a_listings_photos(new_con
     page.get_by_role("link", name="Madrid house").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Madrid house")
     wait_for_images(page)
-    gallery = page.locator(".gallery img")
+    gallery = page.locator(".gallery__thumb img")
     expect(gallery).to_have_count(2)
     assert [gallery.nth(index).get_attribute("alt") for index in range(2)] == ["Front", "Garden"]
     assert "400w" in gallery.first.get_attribute("srcset")

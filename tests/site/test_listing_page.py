@@ -6,6 +6,7 @@ import re
 import pytest
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
+from django.urls import reverse
 from django.utils import timezone
 
 from appointments.models import Appointment, AppointmentStatus
@@ -28,35 +29,138 @@ def stored(name: str) -> str:
     return default_storage.save(name, ContentFile(b"webp"))
 
 
-def gallery_images(response) -> list[str]:
-    """The <img> tags of the gallery, in page order."""
-    gallery = response.text.split('id="photos-heading"')[1].split("</section>")[0]
-    return re.findall(r"<img [^>]+>", gallery, flags=re.DOTALL)
+def gallery_html(response) -> str:
+    """The gallery section of a listing page."""
+    return response.text.split('id="photos-heading"')[1].split("</section>")[0]
 
 
-def test_gallery_follows_the_owners_order_with_srcset_lazy_loading_and_alt_text(client):
-    # given photos stored out of order, the second in position with 400 and 1200 px copies
+def stage_image(response) -> str:
+    """The <img> tag of the gallery's stage (the cover, or the only photo)."""
+    stage = gallery_html(response).split("data-gallery-stage")[1].split("</a>")[0]
+    return re.search(r"<img [^>]+>", stage, flags=re.DOTALL).group(0)
+
+
+def thumbnails(response) -> list[tuple[str, str]]:
+    """(the <a> tag, its <img> tag) of each thumbnail of the gallery, in page order."""
+    pattern = r'(<a class="gallery__thumb"[^>]+>)\s*(<img [^>]+>)'
+    return re.findall(pattern, gallery_html(response), flags=re.DOTALL)
+
+
+def test_gallery_follows_the_owners_order_with_srcset_sizes_and_alt_text(client):
+    # given photos stored out of order, the first in position with 400 and 1200 px copies
     listing = house(title="Sunny house")
     small, large = stored("p/a_400.webp"), stored("p/a_1200.webp")
-    ImageFactory(property=listing, position=2, title="Garden")
-    ImageFactory(
-        property=listing, position=0, title="Front door", thumbnails={"400": small, "1200": large}
+    garden = ImageFactory(property=listing, position=2, title="Garden")
+    front = ImageFactory(
+        property=listing,
+        position=0,
+        title="Front door",
+        width=1600,
+        height=1200,
+        thumbnails={"400": small, "1200": large},
     )
-    ImageFactory(property=listing, position=1, title=None)
+    untitled = ImageFactory(property=listing, position=1, title=None)
 
     # when
-    response = client.get(f"/listings/{listing.pk}/")
+    response = client.get(reverse("listings:detail", args=[listing.pk]))
 
-    # then
-    images = gallery_images(response)
+    # then the stage shows the cover: its copies in srcset, eager and first to load
     assert response.status_code == 200
-    assert len(images) == 3
-    assert f'src="/media/{small}"' in images[0]
-    assert f'srcset="/media/{small} 400w, /media/{large} 1200w"' in images[0]
-    assert 'alt="Front door"' in images[0]
-    assert 'alt="Photo 2 of Sunny house"' in images[1]
-    assert 'alt="Garden"' in images[2]
-    assert all('loading="lazy"' in image for image in images)
+    stage = stage_image(response)
+    assert f'src="/media/{small}"' in stage
+    assert f'srcset="/media/{small} 400w, /media/{large} 1200w"' in stage
+    assert 'sizes="(min-width: 50rem) 48rem, calc(100vw - 2rem)"' in stage
+    assert 'width="1600" height="1200"' in stage
+    assert 'fetchpriority="high"' in stage
+    assert 'loading="lazy"' not in stage
+    assert 'alt="Front door"' in stage
+    # and the thumbnails follow the owner's order, lazily, each a link to its original
+    thumbs = thumbnails(response)
+    assert [link.split('href="')[1].split('"')[0] for link, _image in thumbs] == [
+        front.file.url,
+        untitled.file.url,
+        garden.file.url,
+    ]
+    full = f"/media/{small} 400w, /media/{large} 1200w, {front.file.url} 1600w"
+    assert f'data-full-srcset="{full}"' in thumbs[0][0]
+    assert 'aria-current="true"' in thumbs[0][0]
+    assert f'srcset="/media/{small} 400w, /media/{large} 1200w" sizes="7rem"' in thumbs[0][1]
+    assert 'alt="Photo 2 of Sunny house"' in thumbs[1][1]
+    assert 'alt="Garden"' in thumbs[2][1]
+    assert all('loading="lazy"' in image for _link, image in thumbs)
+    assert 'width="64" height="48"' in thumbs[2][1]
+    # and the full-size view waits in a dialog
+    assert "<dialog" in gallery_html(response)
+
+
+def test_a_copy_is_described_no_wider_than_its_photo(client):
+    # given a photo 300 px wide: both its copies are 300 px wide (media_app.images)
+    listing = house()
+    small, large = stored("p/b_400.webp"), stored("p/b_1200.webp")
+    ImageFactory(property=listing, width=300, height=200, thumbnails={"400": small, "1200": large})
+
+    # when
+    response = client.get(reverse("listings:detail", args=[listing.pk]))
+
+    # then one width is named once, with the first of its files
+    assert f'srcset="/media/{small} 300w"' in stage_image(response)
+    assert thumbnails(response) == []
+
+
+def test_files_missing_from_the_storage_are_never_linked(client):
+    # given a photo whose 1200 px copy is gone, one with no file left, and a whole one
+    listing = house(title="Sunny house")
+    small = stored("p/c_400.webp")
+    partial = ImageFactory(
+        property=listing,
+        position=0,
+        width=1600,
+        height=1200,
+        thumbnails={"400": small, "1200": "p/c_1200.webp"},
+    )
+    gone = ImageFactory(property=listing, position=1, thumbnails={"400": "p/d_400.webp"})
+    default_storage.delete(gone.file.name)
+    whole = ImageFactory(property=listing, position=2, title="Garden")
+
+    # when
+    response = client.get(reverse("listings:detail", args=[listing.pk]))
+
+    # then the page names only files that are there
+    gallery = gallery_html(response)
+    assert response.status_code == 200
+    assert "c_1200" not in gallery
+    assert "d_400" not in gallery
+    assert gone.file.url not in gallery
+    assert f'srcset="/media/{small} 400w"' in stage_image(response)
+    assert [link.split('href="')[1].split('"')[0] for link, _image in thumbnails(response)] == [
+        partial.file.url,
+        whole.file.url,
+    ]
+
+
+def test_a_listing_whose_photo_files_are_missing_shows_the_placeholder(client):
+    # given a listing whose only photo lost its file and its copy
+    listing = house()
+    image = ImageFactory(property=listing, thumbnails={"400": "p/e_400.webp"})
+    default_storage.delete(image.file.name)
+
+    # when
+    response = client.get(reverse("listings:detail", args=[listing.pk]))
+
+    # then the gallery says so, with no picture to fetch
+    gallery = gallery_html(response)
+    assert response.status_code == 200
+    assert 'data-testid="gallery-placeholder">No photos yet.</p>' in gallery
+    assert "<img" not in gallery
+    assert "<dialog" not in gallery
+
+
+def test_a_listing_without_photos_shows_the_placeholder(client):
+    response = client.get(reverse("listings:detail", args=[house().pk]))
+
+    gallery = gallery_html(response)
+    assert 'data-testid="gallery-placeholder">No photos yet.</p>' in gallery
+    assert "<img" not in gallery
 
 
 def test_page_shows_videos_every_fact_the_category_and_a_map_marker(client):
@@ -253,4 +357,4 @@ def test_listing_page_queries_do_not_grow_with_its_photos(
         customer_session.get(f"/listings/{few.pk}/")
     with django_assert_num_queries(expected):
         response = customer_session.get(f"/listings/{many.pk}/")
-    assert len(gallery_images(response)) == 5
+    assert len(thumbnails(response)) == 5

@@ -8,6 +8,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 
 from listings.models import PropertyStatus
 from tests.factories import ImageFactory, PropertyFactory, TypeSpecificRecordFactory
@@ -174,6 +175,57 @@ def test_card_shows_the_cover_400_pixel_copy_price_type_place_and_facts(client):
     assert "House · Toledo" in page
     assert "<li>120.5 m²</li><li>3 bedrooms</li><li>2 bathrooms</li><li>5 rooms</li>" in page
     assert "<li>Buildable land</li>" in page
+
+
+def test_a_card_whose_photo_files_are_missing_shows_the_placeholder(client):
+    # given a listing whose cover lost its file and its copy
+    listing = house(title="Lost photo")
+    cover = ImageFactory(property=listing, title="", thumbnails={"400": "gone/cover_400.webp"})
+    default_storage.delete(cover.file.name)
+
+    # when
+    response = client.get(reverse("home"))
+
+    # then the card shows the site's placeholder picture, a static file, never the missing ones
+    assert response.status_code == 200
+    placeholder = '<img class="card__photo" src="/static/img/photo-placeholder.svg" alt=""'
+    assert placeholder in response.text
+    assert "cover_400" not in response.text
+    assert cover.file.url not in response.text
+
+
+def filters_button(response) -> str:
+    """The text of the "Filters (n)" button of the search form."""
+    return re.search(r"data-filters-toggle>([^<]+)</button>", response.text).group(1)
+
+
+@pytest.mark.parametrize(
+    ("query", "shown"),
+    [
+        ({}, "Filters (0)"),
+        ({"q": "garden", "sort": "price"}, "Filters (0)"),
+        ({"type": "house", "minPrice": "100000", "municipality": "Madrid"}, "Filters (3)"),
+        ({"maxArea": "90", "minBedrooms": "2", "sort": "-price"}, "Filters (2)"),
+    ],
+)
+def test_the_filters_button_counts_the_filters_in_use(client, query, shown):
+    # when
+    response = client.get(reverse("home"), query)
+
+    # then the keywords (always shown) and the order of the results are not counted
+    assert response.status_code == 200
+    assert filters_button(response) == shown
+    assert 'aria-controls="search-filters"' in response.text
+    assert 'aria-expanded="false"' in response.text
+
+
+def test_the_filters_stay_open_while_one_is_invalid(client):
+    response = client.get(reverse("home"), {"minPrice": "-5"})
+
+    assert response.status_code == 400
+    assert filters_button(response) == "Filters (1)"
+    assert 'aria-expanded="true" data-filters-toggle' in response.text
+    assert 'class="search-form__filters search-form__filters--open"' in response.text
 
 
 # No transaction open, as in a web request.
