@@ -5,7 +5,8 @@
 The demo data set is seeded into a fresh SQLite database, its photos into a bucket of an
 S3-compatible server (moto's server mode), as production keeps media on S3; static files
 are collected (hashed names, gzip and Brotli copies) and the platform is served by gunicorn
-with the production settings, WhiteNoise serving the static files. Lighthouse (the npm
+with the production settings, WhiteNoise serving the static files and Redis holding the
+cache. Lighthouse (the npm
 package, package.json) then audits the home page, a search page and a listing page in
 each language with Debian's chromium, in its default (mobile) configuration.
 
@@ -29,6 +30,7 @@ import urllib.request
 from pathlib import Path
 
 import boto3
+import redis
 from moto.server import ThreadedMotoServer
 
 from bench.servers import gunicorn, stop, wait_until_up
@@ -133,6 +135,10 @@ def main() -> int:
         Bucket=BUCKET
     )
     work = Path(tempfile.mkdtemp(prefix="estate-lighthouse-"))
+    # The cache is shared by the web processes, as in production (Redis): Lighthouse's page
+    # may come from another process than the one the run's first requests warmed.
+    redis_url = os.environ.get("LIGHTHOUSE_REDIS_URL", "redis://127.0.0.1:6379/7")
+    redis.Redis.from_url(redis_url).flushdb()
     environment = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.production",
@@ -142,6 +148,7 @@ def main() -> int:
         "SECURE_SSL_REDIRECT": "false",
         "SITE_URL": f"http://127.0.0.1:{arguments.port}",
         "STATIC_ROOT": str(work / "static"),
+        "REDIS_URL": redis_url,
         "AWS_STORAGE_BUCKET_NAME": BUCKET,
         "AWS_S3_ENDPOINT_URL": endpoint,
         "AWS_S3_REGION_NAME": "us-east-1",
