@@ -2,7 +2,7 @@
  * coordinates moves its marker. Without JavaScript the two fields work on their own. */
 (function () {
   "use strict";
-  if (typeof L === "undefined") { return; }
+  if (!window.estateLeaflet) { return; }
   var form = document.querySelector("[data-location-form]");
   var element = form && form.querySelector("[data-location-map]");
   if (!element) { return; }
@@ -10,36 +10,38 @@
   var longitude = form.querySelector("input[name='longitude']");
   if (!latitude || !longitude) { return; }
 
-  element.hidden = false;
-  var map = L.map(element, { scrollWheelZoom: false });
-  if (element.dataset.tileUrl) {
-    L.tileLayer(element.dataset.tileUrl, { attribution: element.dataset.tileAttribution || "", maxZoom: 19 }).addTo(map);
-  }
-  var marker = null;
+  window.estateLeaflet.load().then(function () {
+    element.hidden = false;
+    var map = L.map(element, { scrollWheelZoom: false });
+    if (element.dataset.tileUrl) {
+      L.tileLayer(element.dataset.tileUrl, { attribution: element.dataset.tileAttribution || "", maxZoom: 19 }).addTo(map);
+    }
+    var marker = null;
 
-  function current() {
-    var lat = parseFloat(latitude.value), lng = parseFloat(longitude.value);
-    return isFinite(lat) && isFinite(lng) && Math.abs(lat) <= 90 && Math.abs(lng) <= 180 ? [lat, lng] : null;
-  }
+    function current() {
+      var lat = parseFloat(latitude.value), lng = parseFloat(longitude.value);
+      return isFinite(lat) && isFinite(lng) && Math.abs(lat) <= 90 && Math.abs(lng) <= 180 ? [lat, lng] : null;
+    }
 
-  function place(point) {
-    if (marker) { marker.setLatLng(point); }
-    else { marker = L.marker(point, { title: "The property's position", alt: "The property's position" }).addTo(map); }
-  }
+    function place(point) {
+      if (marker) { marker.setLatLng(point); }
+      else { marker = L.marker(point, { title: "The property's position", alt: "The property's position" }).addTo(map); }
+    }
 
-  var start = current();
-  if (start) { place(start); map.setView(start, 14); } else { map.setView([20, 0], 2); }
+    var start = current();
+    if (start) { place(start); map.setView(start, 14); } else { map.setView([20, 0], 2); }
 
-  map.on("click", function (event) {
-    var point = event.latlng.wrap();
-    latitude.value = point.lat.toFixed(6);
-    longitude.value = point.lng.toFixed(6);
-    place([point.lat, point.lng]);
-  });
-  [latitude, longitude].forEach(function (input) {
-    input.addEventListener("change", function () {
-      var point = current();
-      if (point) { place(point); map.panTo(point); }
+    map.on("click", function (event) {
+      var point = event.latlng.wrap();
+      latitude.value = point.lat.toFixed(6);
+      longitude.value = point.lng.toFixed(6);
+      place([point.lat, point.lng]);
+    });
+    [latitude, longitude].forEach(function (input) {
+      input.addEventListener("change", function () {
+        var point = current();
+        if (point) { place(point); map.panTo(point); }
+      });
     });
   });
 })();

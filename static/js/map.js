@@ -9,7 +9,7 @@
  */
 (function () {
   "use strict";
-  if (typeof L === "undefined") { return; }
+  if (!window.estateLeaflet) { return; }
 
   var WORLD = [[-60, -170], [75, 170]];
   // From this zoom on (a town's streets), the map shows each listing rather than clusters.
@@ -250,15 +250,28 @@
     return map;
   }
 
-  /* A map hidden when the page opens (a phone's list view) has no size, and Leaflet cannot
-   * fit a view into none: it is set up the first time it is shown, and told of every later
-   * change of its size (the list and map switch, a turned phone). */
+  /* A map is set up once it has a size (a map hidden when the page opens, a phone's list
+   * view, has none, and Leaflet cannot fit a view into none) and is near the viewport;
+   * Leaflet is fetched then (leaflet-loader.js). Later changes of its size (the list and map
+   * switch, a turned phone) are passed on to it. */
   function whenShown(element) {
-    if (typeof ResizeObserver === "undefined") { setUp(element); return; }
     var map = null;
+    var requested = false;
+    var near = typeof IntersectionObserver === "undefined";
+    function setUpWhenSeen() {
+      if (requested || !near || !element.offsetWidth || !element.offsetHeight) { return; }
+      requested = true;
+      window.estateLeaflet.load().then(function () { map = setUp(element); });
+    }
+    if (!near) {
+      new IntersectionObserver(function (entries) {
+        near = entries[entries.length - 1].isIntersecting;
+        setUpWhenSeen();
+      }, { rootMargin: "200px" }).observe(element);
+    }
+    if (typeof ResizeObserver === "undefined") { setUpWhenSeen(); return; }
     new ResizeObserver(function () {
-      if (!element.offsetWidth || !element.offsetHeight) { return; }
-      if (map) { map.invalidateSize(); } else { map = setUp(element); }
+      if (map) { map.invalidateSize(); } else { setUpWhenSeen(); }
     }).observe(element);
   }
 

@@ -6,9 +6,11 @@ import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from django.urls import reverse
 from playwright.sync_api import expect
 
 from tests.browser.conftest import PHONE, SCREENSHOTS
+from tests.browser.test_journeys import HOUSE, published_listing
 from tests.factories import ListingFactory
 
 pytestmark = pytest.mark.browser
@@ -166,3 +168,33 @@ def test_the_map_on_a_phone(spread_listings, new_context):
     expect(page.get_by_role("button", name="Draw an area")).to_be_visible()
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.locator(".map-panel").screenshot(path=SCREENSHOTS / "map-clusters-phone.png")
+
+
+def test_a_listings_map_below_the_photos_loads_when_scrolled_to_on_a_phone(
+    owner, admin, new_context
+):
+    listing = published_listing(
+        owner,
+        admin,
+        title="House with a garden",
+        kind="house",
+        values=HOUSE,
+        municipality="Madrid",
+        latitude=40.4168,
+        longitude=-3.7038,
+    )
+    page = new_context(PHONE).new_page()
+    page.goto(reverse("listings:detail", args=[listing.pk]))
+    map_element = page.locator("#listing-map")
+
+    # then the map, below the fold, waits: Leaflet is not fetched yet
+    expect(page.locator(".gallery")).to_be_visible()
+    assert page.evaluate("() => typeof window.L") == "undefined"
+
+    # when the visitor scrolls down to it
+    map_element.scroll_into_view_if_needed()
+
+    # then Leaflet is loaded and the map shows the listing's marker, by its image's real URL
+    expect(map_element.locator(".leaflet-marker-icon")).to_have_count(1)
+    icon = map_element.locator(".leaflet-marker-icon").get_attribute("src")
+    assert "/static/leaflet/images/marker-icon" in icon

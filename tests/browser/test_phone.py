@@ -104,6 +104,8 @@ def test_the_list_and_the_map_switch_with_one_tap(listings, new_context):
     expect(map_element).to_be_hidden()
     wait_for_images(page)
     page.screenshot(path=SCREENSHOTS / "phone-list.png")
+    # and Leaflet has not even been fetched (static/js/leaflet-loader.js)
+    assert page.evaluate("() => typeof window.L") == "undefined"
 
     # when the visitor taps "Map"
     page.get_by_text("Map", exact=True).tap()
