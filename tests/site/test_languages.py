@@ -1,0 +1,84 @@
+"""The website's two languages: the URL's prefix, the visitor's first choice, the switcher."""
+
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import translation
+
+pytestmark = pytest.mark.django_db
+
+
+def in_language(language: str, view_name: str, *args) -> str:
+    """The path of a page in one language."""
+    with translation.override(language):
+        return reverse(view_name, args=args)
+
+
+@pytest.mark.parametrize(("accept_language", "home"), [("es-ES,es;q=0.9", "/es/"), ("en", "/en/")])
+def test_a_first_visit_to_the_root_goes_to_the_browsers_language(accept_language, home):
+    response = Client().get("/", headers={"accept-language": accept_language})
+
+    assert (response.status_code, response["Location"]) == (302, home)
+    assert in_language(home.strip("/"), "home") == home
+
+
+def test_a_browser_asking_for_another_language_gets_english():
+    response = Client().get("/", headers={"accept-language": "de-DE,de;q=0.9"})
+
+    assert (response.status_code, response["Location"]) == (302, "/en/")
+
+
+def test_a_page_without_its_prefix_goes_to_the_prefixed_page():
+    response = Client().get("/accounts/login/", headers={"accept-language": "es"})
+
+    assert (response.status_code, response["Location"]) == (302, "/es/accounts/login/")
+
+
+def test_the_api_the_admin_and_the_health_check_have_no_prefix(admin):
+    client = Client()
+
+    assert client.get("/healthz").status_code == 200
+    assert client.get("/api/v1/properties").status_code == 200
+    assert client.get("/admin/login/").status_code == 200
+    assert client.get("/es/api/v1/properties").status_code == 404
+
+
+def test_the_switcher_links_to_the_same_page_in_each_language(listing):
+    login_es = in_language("es", "accounts:login")
+
+    page = Client().get(login_es, {"next": "/es/me/favorites/"}).text
+
+    assert '<html lang="es">' in page
+    switcher = re.search(
+        r'<nav aria-label="[^"]+" class="language-switcher">(.*?)</nav>', page, re.S
+    )
+    assert switcher is not None
+    links = re.findall(r"<a [^>]*>[^<]*</a>", switcher.group(1))
+    assert links == [
+        f'<a href="{in_language("en", "accounts:login")}?next=%2Fes%2Fme%2Ffavorites%2F" lang="en" '
+        'hreflang="en">English</a>',
+        f'<a href="{login_es}?next=%2Fes%2Fme%2Ffavorites%2F" lang="es" hreflang="es" '
+        'aria-current="true">Español</a>',
+    ]
+
+
+def test_every_page_names_its_versions_in_the_head(listing):
+    path = in_language("en", "listings:detail", listing.pk)
+
+    page = Client().get(path).text
+
+    head = page.split("</head>", 1)[0]
+    alternates = re.findall(r'<link rel="alternate" hreflang="([^"]+)" href="([^"]+)">', head)
+    assert alternates == [
+        ("en", f"http://testserver{path}"),
+        ("es", f"http://testserver{in_language('es', 'listings:detail', listing.pk)}"),
+        ("x-default", f"http://testserver{path.removeprefix('/en')}"),
+    ]
+
+
+def test_an_unknown_page_still_offers_the_other_language():
+    page = Client().get("/es/no-such-page/").text
+
+    assert '<a href="/en/no-such-page/" lang="en" hreflang="en">English</a>' in page
