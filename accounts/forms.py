@@ -11,6 +11,8 @@ from django.contrib.admin.forms import AdminPasswordChangeForm as AdminOwnPasswo
 from django.contrib.auth.forms import AdminPasswordChangeForm as AdminUserPasswordForm
 from django.contrib.auth.forms import PasswordResetForm, SetPasswordForm
 from django.urls import reverse
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User, UserType
 from accounts.services import user_password_set
@@ -18,13 +20,13 @@ from notifications.email import email_compose
 from notifications.tasks import email_enqueue
 
 REGISTRABLE_TYPES = [
-    (UserType.CUSTOMER, "Customer: I am looking for a place"),
-    (UserType.OWNER, "Owner: I want to list properties"),
+    (UserType.CUSTOMER, _("Customer: I am looking for a place")),
+    (UserType.OWNER, _("Owner: I want to list properties")),
 ]
-PASSWORDS_DIFFER = "The two passwords differ."
+PASSWORDS_DIFFER = _("The two passwords differ.")
 
 
-def _password_field(label: str, autocomplete: str) -> forms.CharField:
+def _password_field(label: Promise, autocomplete: str) -> forms.CharField:
     return forms.CharField(
         label=label,
         strip=False,
@@ -36,32 +38,32 @@ class RegisterForm(forms.Form):
     """Sign up as a customer or an owner (user_register)."""
 
     name = forms.CharField(
-        label="Name", max_length=200, widget=forms.TextInput(attrs={"autocomplete": "name"})
+        label=_("Name"), max_length=200, widget=forms.TextInput(attrs={"autocomplete": "name"})
     )
     email = forms.EmailField(
-        label="Email", max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"})
+        label=_("Email"), max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"})
     )
     phone = forms.CharField(
-        label="Phone (optional)",
+        label=_("Phone (optional)"),
         max_length=40,
         required=False,
         empty_value=None,
         widget=forms.TextInput(attrs={"autocomplete": "tel", "type": "tel"}),
     )
     user_type = forms.ChoiceField(
-        label="Account type",
+        label=_("Account type"),
         choices=REGISTRABLE_TYPES,
         initial=UserType.CUSTOMER,
         widget=forms.RadioSelect,
     )
-    password = _password_field("Password", "new-password")
-    password_again = _password_field("Password again", "new-password")
+    password = _password_field(_("Password"), "new-password")
+    password_again = _password_field(_("Password again"), "new-password")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields[
-            "password"
-        ].help_text = "At least 8 characters, not too common, not only digits."
+        self.fields["password"].help_text = _(
+            "At least 8 characters, not too common, not only digits."
+        )
 
     def clean(self):
         data = super().clean()
@@ -74,23 +76,23 @@ class LoginForm(forms.Form):
     """Sign in with email and password (user_authenticate)."""
 
     email = forms.EmailField(
-        label="Email", max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"})
+        label=_("Email"), max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"})
     )
-    password = _password_field("Password", "current-password")
+    password = _password_field(_("Password"), "current-password")
 
 
 class ProfileForm(forms.Form):
     """What a user changes about themselves: name and phone (user_update)."""
 
     name = forms.CharField(
-        label="Name",
+        label=_("Name"),
         max_length=200,
         required=False,
         empty_value=None,
         widget=forms.TextInput(attrs={"autocomplete": "name"}),
     )
     phone = forms.CharField(
-        label="Phone",
+        label=_("Phone"),
         max_length=40,
         required=False,
         empty_value=None,
@@ -101,9 +103,9 @@ class ProfileForm(forms.Form):
 class PasswordChangeForm(forms.Form):
     """A new password, with the current one (user_update checks it)."""
 
-    current_password = _password_field("Current password", "current-password")
-    new_password = _password_field("New password", "new-password")
-    new_password_again = _password_field("New password again", "new-password")
+    current_password = _password_field(_("Current password"), "current-password")
+    new_password = _password_field(_("New password"), "new-password")
+    new_password_again = _password_field(_("New password again"), "new-password")
 
     def clean(self):
         data = super().clean()
@@ -153,7 +155,7 @@ class PasswordForgottenForm(PasswordResetForm):
         )
         email = email_compose(
             to=to_email,
-            subject="Choose a new password",
+            subject=_("Choose a new password"),
             template="password_reset",
             context={
                 "name": context["user"].name,

@@ -4,6 +4,8 @@ from decimal import Decimal
 
 from django import template
 from django.core.files.storage import default_storage
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from listings.models import KIND_FIELDS, TypeSpecificRecord
 
@@ -13,12 +15,12 @@ register = template.Library()
 THUMBNAIL_WIDTHS = ("400", "1200")
 # Facts a listing card shows after the area, in this order, when its kind has them.
 CARD_FACTS = {
-    "bedrooms": "bedrooms",
-    "bathrooms": "bathrooms",
-    "rooms": "rooms",
-    "number_of_units": "units",
-    "floors": "floors",
-    "land_type": "land",
+    "bedrooms": gettext_lazy("bedrooms"),
+    "bathrooms": gettext_lazy("bathrooms"),
+    "rooms": gettext_lazy("rooms"),
+    "number_of_units": gettext_lazy("units"),
+    "floors": gettext_lazy("floors"),
+    "land_type": gettext_lazy("land"),
 }
 
 
@@ -61,7 +63,7 @@ def _fact(record: TypeSpecificRecord, name: str) -> tuple[str, str]:
     field = TypeSpecificRecord._meta.get_field(name)
     value = getattr(record, name)
     if isinstance(value, bool):
-        shown = "Yes" if value else "No"
+        shown = _("Yes") if value else _("No")
     elif field.choices:
         shown = getattr(record, f"get_{name}_display")()
     else:
