@@ -3,14 +3,15 @@
 from django.contrib.auth.models import AbstractBaseUser, BaseUserManager, PermissionsMixin
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils.translation import gettext_lazy as _
 
 from config.models import IdField, TimestampedModel
 
 
 class UserType(models.TextChoices):
-    CUSTOMER = "CUSTOMER", "Customer"
-    OWNER = "OWNER", "Owner"
-    ADMIN = "ADMIN", "Admin"
+    CUSTOMER = "CUSTOMER", _("Customer")
+    OWNER = "OWNER", _("Owner")
+    ADMIN = "ADMIN", _("Admin")
 
 
 class UserManager(BaseUserManager):
