@@ -82,3 +82,29 @@ def test_an_unknown_page_still_offers_the_other_language():
     page = Client().get("/es/no-such-page/").text
 
     assert '<a href="/en/no-such-page/" lang="en" hreflang="en">English</a>' in page
+
+
+@pytest.mark.parametrize(
+    ("language", "title", "button", "field"),
+    [
+        ("en", "<title>Log in · Estate</title>", "Log in</button>", ">Password</label>"),
+        ("es", "<title>Iniciar sesión · Estate</title>", "Iniciar sesión</button>", ">Contraseña</label>"),
+    ],
+)
+def test_a_page_speaks_the_language_of_its_prefix(language, title, button, field):
+    page = Client().get(in_language(language, "accounts:login")).text
+
+    assert f'<html lang="{language}">' in page
+    assert title in page
+    assert button in page
+    assert field in page
+
+
+def test_a_message_after_a_form_follows_the_language(customer):
+    client = Client()
+    client.force_login(customer)
+
+    response = client.post(in_language("es", "accounts:logout"), follow=True)
+
+    assert response.redirect_chain[-1][0] == in_language("es", "home")
+    assert "Has cerrado la sesión." in response.text
