@@ -7,10 +7,12 @@ typed the same twice, which is a matter of the page, not of the account.
 """
 
 from django import forms
+from django.conf import settings
 from django.contrib.admin.forms import AdminPasswordChangeForm as AdminOwnPasswordForm
 from django.contrib.auth.forms import AdminPasswordChangeForm as AdminUserPasswordForm
 from django.contrib.auth.forms import PasswordResetForm, SetPasswordForm
 from django.urls import reverse
+from django.utils import translation
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
@@ -82,7 +84,8 @@ class LoginForm(forms.Form):
 
 
 class ProfileForm(forms.Form):
-    """What a user changes about themselves: name and phone (user_update)."""
+    """What a user changes about themselves: name, phone and the language of their emails
+    (user_update)."""
 
     name = forms.CharField(
         label=_("Name"),
@@ -97,6 +100,10 @@ class ProfileForm(forms.Form):
         required=False,
         empty_value=None,
         widget=forms.TextInput(attrs={"autocomplete": "tel", "type": "tel"}),
+    )
+    # Left out of a post, the language stays as it is.
+    language = forms.ChoiceField(
+        label=_("Language of your emails"), choices=settings.LANGUAGES, required=False
     )
 
 
@@ -149,12 +156,16 @@ class PasswordForgottenForm(PasswordResetForm):
         to_email,
         html_email_template_name=None,
     ) -> None:
-        path = reverse(
-            "accounts:password-reset-confirm",
-            kwargs={"uidb64": context["uid"], "token": context["token"]},
-        )
+        user = context["user"]
+        # The link opens the reset page in the language of the user's emails.
+        with translation.override(user.language):
+            path = reverse(
+                "accounts:password-reset-confirm",
+                kwargs={"uidb64": context["uid"], "token": context["token"]},
+            )
         email = email_compose(
             to=to_email,
+            language=user.language,
             subject=_("Choose a new password"),
             template="password_reset",
             context={

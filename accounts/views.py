@@ -12,6 +12,7 @@ from django.contrib.auth.views import PasswordResetConfirmView, PasswordResetVie
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -68,6 +69,8 @@ def register(request: HttpRequest) -> HttpResponse:
                     name=data["name"],
                     phone=data["phone"],
                     user_type=data["user_type"],
+                    # The user's emails speak the language the sign-up page spoke.
+                    language=translation.get_language(),
                 )
             except DomainError as error:
                 add_domain_error(form, error)
@@ -120,15 +123,27 @@ def logout_view(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def profile(request: HttpRequest) -> HttpResponse:
-    """Change my name and phone (user_update)."""
+    """Change my name, phone and the language of my emails (user_update)."""
     user = request.user
-    form = ProfileForm(request.POST or None, initial={"name": user.name, "phone": user.phone})
+    form = ProfileForm(
+        request.POST or None,
+        initial={"name": user.name, "phone": user.phone, "language": user.language},
+    )
     status = 200
     if request.method == "POST":
         status = 400
         if form.is_valid():
             try:
-                user_update(user=user, by=user, fields={"name", "phone"}, **form.cleaned_data)
+                data = form.cleaned_data
+                fields = {"name", "phone", *(["language"] if data["language"] else [])}
+                user_update(
+                    user=user,
+                    by=user,
+                    fields=fields,
+                    name=data["name"],
+                    phone=data["phone"],
+                    language=data["language"] or None,
+                )
             except DomainError as error:
                 add_domain_error(form, error)
                 status = error.status_code

@@ -7,6 +7,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
+from accounts.models import User
+
 pytestmark = pytest.mark.django_db
 
 
@@ -88,7 +90,12 @@ def test_an_unknown_page_still_offers_the_other_language():
     ("language", "title", "button", "field"),
     [
         ("en", "<title>Log in · Estate</title>", "Log in</button>", ">Password</label>"),
-        ("es", "<title>Iniciar sesión · Estate</title>", "Iniciar sesión</button>", ">Contraseña</label>"),
+        (
+            "es",
+            "<title>Iniciar sesión · Estate</title>",
+            "Iniciar sesión</button>",
+            ">Contraseña</label>",
+        ),
     ],
 )
 def test_a_page_speaks_the_language_of_its_prefix(language, title, button, field):
@@ -108,3 +115,34 @@ def test_a_message_after_a_form_follows_the_language(customer):
 
     assert response.redirect_chain[-1][0] == in_language("es", "home")
     assert "Has cerrado la sesión." in response.text
+
+
+def test_signing_up_in_spanish_sends_spanish_emails():
+    response = Client().post(
+        in_language("es", "accounts:register"),
+        {
+            "name": "Lucía",
+            "email": "lucia@example.com",
+            "user_type": "CUSTOMER",
+            "password": "a long passphrase",
+            "password_again": "a long passphrase",
+        },
+    )
+
+    assert (response.status_code, response["Location"]) == (302, in_language("es", "home"))
+    assert User.objects.get(email="lucia@example.com").language == "es"
+
+
+def test_the_profile_changes_the_language_of_the_emails(customer):
+    client = Client()
+    client.force_login(customer)
+    profile = in_language("en", "accounts:profile")
+
+    chosen = client.post(profile, {"name": customer.name, "phone": "", "language": "es"})
+    refused = client.post(profile, {"name": customer.name, "phone": "", "language": "fr"})
+
+    assert (chosen.status_code, chosen["Location"]) == (302, profile)
+    assert refused.status_code == 400
+    assert "Select a valid choice. fr is not one of the available choices." in refused.text
+    customer.refresh_from_db()
+    assert customer.language == "es"
