@@ -36,6 +36,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy, ngettext_lazy
 
 from accounts.models import User
+from config.money import price_format_lazy
 from listings.models import HIDDEN_STATUSES, Property, PropertyStatus
 from listings.representations import property_representation
 from notifications.email import absolute_url
@@ -67,7 +68,7 @@ def _listing_facts(listing: Property) -> dict:
     return {
         "title": listing.title,
         "municipality": listing.municipality,
-        "price": f"{listing.price:,.2f}",
+        "price": price_format_lazy(listing.price),
         "url": absolute_url("listings:detail", listing.pk),
     }
 
@@ -183,7 +184,10 @@ def price_drop_emails_enqueue(
         topic=EmailTopic.ALERTS,
         subject=format_lazy(gettext_lazy("Price drop: {title}"), title=listing.title),
         template="price_drop",
-        context={"listing": _listing_facts(listing), "previous_price": f"{previous_price:,.2f}"},
+        context={
+            "listing": _listing_facts(listing),
+            "previous_price": price_format_lazy(previous_price),
+        },
     )
 
 

@@ -7,6 +7,7 @@ from django.core.files.storage import default_storage
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from config.money import price_format
 from listings.models import KIND_FIELDS, TypeSpecificRecord
 
 register = template.Library()
@@ -44,11 +45,11 @@ def photo_srcset(image) -> str:
 
 @register.filter
 def price(value) -> str:
-    """250000.00 -> "250,000"; cents are shown only when there are some."""
+    """A price in CURRENCY as the page's language writes it: 250000.00 -> "€250,000" in
+    English, "250.000 €" in Spanish; cents are shown only when there are some."""
     if value is None:
         return ""
-    amount = Decimal(value)
-    return f"{amount:,.0f}" if amount == amount.to_integral_value() else f"{amount:,.2f}"
+    return price_format(value)
 
 
 @register.filter

@@ -128,7 +128,7 @@ def test_an_approval_alerts_the_customer_in_app_by_email_and_by_webhook(
     assert message["Subject"] == "Estate: New listing: Patio house in Triana"
     link = f"https://estate.example/en/listings/{listing_id}/"
     text, html = bodies(message)
-    assert "Hello Carla Customer," in text and link in text and "310,000.00" in text
+    assert "Hello Carla Customer," in text and link in text and "€310,000" in text
     assert f'href="{link}"' in html and "Patio house in Triana" in html
     unsubscribe = message["List-Unsubscribe"].strip("<>")
     assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
@@ -283,7 +283,7 @@ def test_a_price_drop_alerts_every_favoriter_once_and_keeps_the_history(
     for message in smtp_server.messages:
         assert message["Subject"] == f"Estate: Price drop: {listing.title}"
         text, html = bodies(message)
-        assert "280,000.00 (was 300,000.00)" in text
+        assert "€280,000 (was €300,000)" in text
         assert f'href="https://estate.example/en/listings/{listing.id}/"' in html
         assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
 

@@ -1,6 +1,7 @@
 """The website's two languages: the URL's prefix, the visitor's first choice, the switcher."""
 
 import re
+from decimal import Decimal
 
 import pytest
 from django.test import Client
@@ -8,6 +9,8 @@ from django.urls import reverse
 from django.utils import translation
 
 from accounts.models import User
+from config.money import price_format
+from listings.models import Property
 
 pytestmark = pytest.mark.django_db
 
@@ -146,3 +149,33 @@ def test_the_profile_changes_the_language_of_the_emails(customer):
     assert "Select a valid choice. fr is not one of the available choices." in refused.text
     customer.refresh_from_db()
     assert customer.language == "es"
+
+
+@pytest.mark.parametrize(
+    ("language", "amount", "shown"),
+    [
+        ("en", "1250000", "€1,250,000"),
+        ("en", "1250000.50", "€1,250,000.50"),
+        ("es", "1250000", "1.250.000\xa0€"),
+        ("es", "1250000.50", "1.250.000,50\xa0€"),
+    ],
+)
+def test_a_price_is_written_in_the_languages_way_with_the_currency(language, amount, shown):
+    with translation.override(language):
+        assert price_format(Decimal(amount)) == shown
+
+
+def test_the_currency_is_a_setting(settings):
+    settings.CURRENCY = "USD"
+
+    with translation.override("en"):
+        assert price_format(Decimal("250000")) == "$250,000"
+
+
+@pytest.mark.parametrize(("language", "shown"), [("en", "€1,250,000"), ("es", "1.250.000\xa0€")])
+def test_a_listing_page_shows_its_price_in_the_pages_language(listing, language, shown):
+    Property.objects.filter(pk=listing.pk).update(price=Decimal("1250000"))
+
+    page = Client().get(in_language(language, "listings:detail", listing.pk)).text
+
+    assert f'<p class="listing__price">{shown} ' in page

@@ -78,7 +78,7 @@ def test_page_shows_videos_every_fact_the_category_and_a_map_marker(client):
     for label, value in [
         ("Type", "Apartment"),
         ("Category", "Luxury"),
-        ("Price", "180,000"),
+        ("Price", "€180,000"),
         ("Sale or rent", "Sale"),
         ("Rooms", "3"),
         ("Bedrooms", "2"),
@@ -110,7 +110,7 @@ def test_page_shows_the_price_history_newest_first(client):
         for row in re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1], flags=re.DOTALL)
     ]
     today = timezone.localdate().strftime("%-d %B %Y")
-    assert rows == [f"{today} 280,000 higher 270,000", f"{today} 270,000 lower 300,000"]
+    assert rows == [f"{today} €280,000 higher €270,000", f"{today} €270,000 lower €300,000"]
 
 
 def test_a_listing_whose_price_never_changed_shows_no_history(client):
