@@ -14,7 +14,10 @@ register = template.Library()
 @dataclass(frozen=True)
 class LanguageVersion:
     """One language's version of the page being shown: its code, its name in that language,
-    its path and its absolute URL, and whether it is the language being shown."""
+    its path and its absolute URL, and whether it is the language being shown.
+
+    Absolute URLs start with SITE_URL, the platform's public address, never with the
+    request's Host header (the 400 page of a host that is not allowed shows them too)."""
 
     code: str
     name: str
@@ -52,7 +55,7 @@ def language_versions(context: template.Context) -> list[LanguageVersion]:
                 code=code,
                 name=name,
                 path=translated,
-                url=request.build_absolute_uri(translated),
+                url=f"{settings.SITE_URL}{translated}",
                 current=code == shown,
             )
         )
@@ -66,4 +69,4 @@ def language_neutral_url(context: template.Context) -> str:
     request = context.get("request")
     if request is None:
         return ""
-    return request.build_absolute_uri(_unprefixed(request.get_full_path()))
+    return f"{settings.SITE_URL}{_unprefixed(request.get_full_path())}"

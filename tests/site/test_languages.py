@@ -69,7 +69,7 @@ def test_the_switcher_links_to_the_same_page_in_each_language(listing):
     ]
 
 
-def test_every_page_names_its_versions_in_the_head(listing):
+def test_every_page_names_its_versions_in_the_head(listing, settings):
     path = in_language("en", "listings:detail", listing.pk)
 
     page = Client().get(path).text
@@ -77,9 +77,9 @@ def test_every_page_names_its_versions_in_the_head(listing):
     head = page.split("</head>", 1)[0]
     alternates = re.findall(r'<link rel="alternate" hreflang="([^"]+)" href="([^"]+)">', head)
     assert alternates == [
-        ("en", f"http://testserver{path}"),
-        ("es", f"http://testserver{in_language('es', 'listings:detail', listing.pk)}"),
-        ("x-default", f"http://testserver{path.removeprefix('/en')}"),
+        ("en", f"{settings.SITE_URL}{path}"),
+        ("es", f"{settings.SITE_URL}{in_language('es', 'listings:detail', listing.pk)}"),
+        ("x-default", f"{settings.SITE_URL}{path.removeprefix('/en')}"),
     ]
 
 
