@@ -10,6 +10,8 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from appointments import services
@@ -29,6 +31,12 @@ MOVES = {
 }
 # The status each action leads to, to offer only the moves the state machine allows.
 ACTION_STATUS = {"confirm": "CONFIRMED", "cancel": "CANCELLED", "complete": "COMPLETED"}
+# What each action says once done.
+ACTION_DONE = {
+    "confirm": gettext_lazy("Visit confirmed."),
+    "cancel": gettext_lazy("Visit cancelled."),
+    "complete": gettext_lazy("Visit completed."),
+}
 
 
 def visit_actions(appointment: Appointment, role: str) -> list[str]:
@@ -57,7 +65,7 @@ def request_visit(request: HttpRequest, pk: str) -> HttpResponse:
     except DomainError as error:
         add_domain_error(form, error)
         return listing_page(request, listing, visit_form=form, status=error.status_code)
-    messages.success(request, "Visit requested. The owner will confirm it.")
+    messages.success(request, _("Visit requested. The owner will confirm it."))
     return redirect("appointments:mine")
 
 
@@ -102,7 +110,7 @@ def move(request: HttpRequest, pk: str, action: str) -> HttpResponse:
     except DomainError as error:
         messages.error(request, error.detail)
     else:
-        messages.success(request, f"Visit {ACTION_STATUS[action].lower()}.")
+        messages.success(request, str(ACTION_DONE[action]))
     return redirect(next_url(request, reverse("appointments:mine")))
 
 
@@ -125,7 +133,7 @@ def reschedule(request: HttpRequest, pk: str) -> HttpResponse:
                 add_domain_error(form, error)
                 status = error.status_code
             else:
-                messages.success(request, "Visit moved. It waits for confirmation again.")
+                messages.success(request, _("Visit moved. It waits for confirmation again."))
                 return redirect(next_url(request, reverse("appointments:mine")))
     context = {"form": form, "visit": visit, "next": next_url(request, "")}
     return render(request, "appointments/reschedule.html", context, status=status)

@@ -6,6 +6,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from config.errors import Conflict, DomainError, NotFound
@@ -46,7 +47,11 @@ def toggle(request: HttpRequest, pk: str) -> HttpResponse:
         messages.error(request, error.detail)
         return redirect(back)
     if wanted:
-        messages.success(request, f"“{listing.title}” saved to your favorites.")
+        messages.success(
+            request, _("“%(title)s” saved to your favorites.") % {"title": listing.title}
+        )
     else:
-        messages.success(request, f"“{listing.title}” removed from your favorites.")
+        messages.success(
+            request, _("“%(title)s” removed from your favorites.") % {"title": listing.title}
+        )
     return redirect(back)

@@ -6,6 +6,7 @@ from django.db import models
 from django.db.models import F, OrderBy, Q
 from django.db.models.functions import Length, Lower
 from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Owner
 from config.ids import ID_LENGTH
@@ -13,48 +14,48 @@ from config.models import IdField, TimestampedModel
 
 
 class TransactionType(models.TextChoices):
-    RENT = "RENT", "Rent"
-    SALE = "SALE", "Sale"
+    RENT = "RENT", _("Rent")
+    SALE = "SALE", _("Sale")
 
 
 class PropertyStatus(models.TextChoices):
-    AVAILABLE = "AVAILABLE", "Available"
-    SOLD = "SOLD", "Sold"
-    RENTED = "RENTED", "Rented"
-    PENDING = "PENDING", "Pending"
-    SUSPENDED = "SUSPENDED", "Suspended"
+    AVAILABLE = "AVAILABLE", _("Available")
+    SOLD = "SOLD", _("Sold")
+    RENTED = "RENTED", _("Rented")
+    PENDING = "PENDING", _("Pending")
+    SUSPENDED = "SUSPENDED", _("Suspended")
 
 
 class PropertyType(models.TextChoices):
     """The kind of a type-specific record, and so of its property (decisions D9)."""
 
-    HOUSE = "house", "House"
-    APARTMENT = "apartment", "Apartment"
-    LAND = "land", "Land"
-    OFFICE = "office", "Office"
-    COMMERCIAL = "commercial", "Commercial premises"
-    HOTEL = "hotel", "Hotel"
-    DEVELOPMENT = "development", "Development project"
+    HOUSE = "house", _("House")
+    APARTMENT = "apartment", _("Apartment")
+    LAND = "land", _("Land")
+    OFFICE = "office", _("Office")
+    COMMERCIAL = "commercial", _("Commercial premises")
+    HOTEL = "hotel", _("Hotel")
+    DEVELOPMENT = "development", _("Development project")
 
 
 class LandType(models.TextChoices):
-    BUILDABLE = "BUILDABLE", "Buildable"
-    AGRICULTURAL = "AGRICULTURAL", "Agricultural"
-    FOREST = "FOREST", "Forest"
-    INDUSTRIAL = "INDUSTRIAL", "Industrial"
-    RECREATIONAL = "RECREATIONAL", "Recreational"
-    OTHER = "OTHER", "Other"
+    BUILDABLE = "BUILDABLE", _("Buildable")
+    AGRICULTURAL = "AGRICULTURAL", _("Agricultural")
+    FOREST = "FOREST", _("Forest")
+    INDUSTRIAL = "INDUSTRIAL", _("Industrial")
+    RECREATIONAL = "RECREATIONAL", _("Recreational")
+    OTHER = "OTHER", _("Other")
 
 
 class ActivityType(models.TextChoices):
-    RESIDENTIAL = "RESIDENTIAL", "Residential"
-    COMMERCIAL = "COMMERCIAL", "Commercial"
-    RETAIL = "RETAIL", "Retail"
-    OFFICE = "OFFICE", "Office"
-    INDUSTRIAL = "INDUSTRIAL", "Industrial"
-    HOSPITALITY = "HOSPITALITY", "Hospitality"
-    MIXED_USE = "MIXED_USE", "Mixed use"
-    OTHER = "OTHER", "Other"
+    RESIDENTIAL = "RESIDENTIAL", _("Residential")
+    COMMERCIAL = "COMMERCIAL", _("Commercial")
+    RETAIL = "RETAIL", _("Retail")
+    OFFICE = "OFFICE", _("Office")
+    INDUSTRIAL = "INDUSTRIAL", _("Industrial")
+    HOSPITALITY = "HOSPITALITY", _("Hospitality")
+    MIXED_USE = "MIXED_USE", _("Mixed use")
+    OTHER = "OTHER", _("Other")
 
 
 class PropertyCategory(TimestampedModel):
@@ -65,7 +66,7 @@ class PropertyCategory(TimestampedModel):
 
     class Meta:
         ordering = ["name", "id"]
-        verbose_name_plural = "property categories"
+        verbose_name_plural = _("property categories")
 
     def __str__(self) -> str:
         return self.name
@@ -177,7 +178,7 @@ class Property(TimestampedModel):
     )
 
     class Meta:
-        verbose_name_plural = "properties"
+        verbose_name_plural = _("properties")
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(
@@ -692,7 +693,7 @@ class Commercial(TypeSpecificRecord):
 
     class Meta:
         proxy = True
-        verbose_name_plural = "commercial premises"
+        verbose_name_plural = _("commercial premises")
 
 
 class Hotels(TypeSpecificRecord):
@@ -703,7 +704,7 @@ class Hotels(TypeSpecificRecord):
 
     class Meta:
         proxy = True
-        verbose_name = "hotel"
+        verbose_name = _("hotel")
 
 
 class Development(TypeSpecificRecord):

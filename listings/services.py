@@ -4,6 +4,8 @@ from decimal import Decimal
 
 from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy
 
 from accounts.models import Owner, User, UserType
 from config.errors import (
@@ -364,9 +366,7 @@ def _notify_owner_of_moderation(*, listing: Property, previous: str, reason: str
             title="Listing approved",
             message=f"Your listing “{listing.title}” was approved and is now public.",
         )
-        _email_owner_of_moderation(
-            listing=listing, title="Listing approved", template="listing_approved"
-        )
+        _email_owner_of_moderation(listing=listing, template="listing_approved")
     elif listing.status == PropertyStatus.SUSPENDED:
         because = f"Reason: {reason}" if reason else "No reason was given."
         notification_send(
@@ -376,13 +376,18 @@ def _notify_owner_of_moderation(*, listing: Property, previous: str, reason: str
             title="Listing suspended",
             message=f"Your listing “{listing.title}” was suspended and is hidden. {because}",
         )
-        _email_owner_of_moderation(
-            listing=listing, title="Listing suspended", template="listing_suspended", reason=reason
-        )
+        _email_owner_of_moderation(listing=listing, template="listing_suspended", reason=reason)
+
+
+# The subjects of the moderation emails, in the owner's language (email_compose).
+MODERATION_SUBJECTS = {
+    "listing_approved": gettext_lazy("Listing approved: {title}"),
+    "listing_suspended": gettext_lazy("Listing suspended: {title}"),
+}
 
 
 def _email_owner_of_moderation(
-    *, listing: Property, title: str, template: str, reason: str | None = None
+    *, listing: Property, template: str, reason: str | None = None
 ) -> None:
     """Queue the email of a moderation decision to the listing's owner, when they may get it;
     it links the listing's page, which its owner sees even while it is hidden."""
@@ -390,7 +395,7 @@ def _email_owner_of_moderation(
     user_email_send(
         user=listing.owner.user,
         topic=EmailTopic.LISTINGS,
-        subject=f"{title}: {listing.title}",
+        subject=format_lazy(MODERATION_SUBJECTS[template], title=listing.title),
         template=template,
         context={"listing_title": listing.title, "listing_url": url, "reason": reason or ""},
     )

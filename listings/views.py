@@ -14,6 +14,7 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from appointments.forms import VisitRequestForm
@@ -261,7 +262,9 @@ def create(request: HttpRequest) -> HttpResponse:
                 add_domain_error(form, error)
                 status = error.status_code
             else:
-                messages.success(request, "Step 1 saved. Now tell us what kind of property it is.")
+                messages.success(
+                    request, _("Step 1 saved. Now tell us what kind of property it is.")
+                )
                 return redirect("listings:owner-details", pk=listing.pk)
     context = {"form": form, "step": 1, "listing": None}
     return render(request, "listings/owner/form.html", context, status=status)
@@ -290,7 +293,7 @@ def edit(request: HttpRequest, pk: str) -> HttpResponse:
                 add_domain_error(form, error)
                 status = error.status_code
             else:
-                messages.success(request, "Listing saved.")
+                messages.success(request, _("Listing saved."))
                 return redirect("listings:owner-list")
     context = {"form": form, "step": None, "listing": listing}
     return render(request, "listings/owner/form.html", context, status=status)
@@ -330,10 +333,10 @@ def details(request: HttpRequest, pk: str) -> HttpResponse:
             else:
                 if record is None:
                     messages.success(
-                        request, "Listing created. It is pending review; add photos meanwhile."
+                        request, _("Listing created. It is pending review; add photos meanwhile.")
                     )
                     return redirect("media:manage", pk=listing.pk)
-                messages.success(request, "Details saved.")
+                messages.success(request, _("Details saved."))
                 return redirect("listings:owner-list")
     context = {
         "listing": listing,
@@ -357,5 +360,7 @@ def change_status(request: HttpRequest, pk: str) -> HttpResponse:
         messages.error(request, error.detail)
     else:
         label = PropertyStatus(status).label.lower()
-        messages.success(request, f"“{listing.title}” is now {label}.")
+        messages.success(
+            request, _("“%(title)s” is now %(status)s.") % {"title": listing.title, "status": label}
+        )
     return redirect("listings:owner-list")

@@ -54,6 +54,10 @@ MIDDLEWARE = [
     "config.api.middleware.ProblemDocumentsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The website's language: from the URL's /en/ or /es/ prefix, else (the API, the admin, a
+    # first visit to /) from Accept-Language. After sessions, before CommonMiddleware, as
+    # Django's translation docs place it.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -79,6 +83,8 @@ TEMPLATES = [
                 "config.website.site_settings",
                 "notifications.context_processors.unread_notifications",
             ],
+            # The project's own tag libraries that belong to no app.
+            "libraries": {"languages": "config.templatetags.languages"},
         },
     },
 ]

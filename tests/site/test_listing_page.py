@@ -175,14 +175,14 @@ def test_page_shows_videos_every_fact_the_category_and_a_map_marker(client):
     listing = record.property
     video = VideoFactory(property=listing, title="Walkthrough")
 
-    response = client.get(f"/listings/{listing.pk}/")
+    response = client.get(f"/en/listings/{listing.pk}/")
 
     page = response.text
     assert f'<source src="{video.file.url}" type="video/webm">' in page
     for label, value in [
         ("Type", "Apartment"),
         ("Category", "Luxury"),
-        ("Price", "180,000"),
+        ("Price", "€180,000"),
         ("Sale or rent", "Sale"),
         ("Rooms", "3"),
         ("Bedrooms", "2"),
@@ -204,7 +204,7 @@ def test_page_shows_the_price_history_newest_first(client):
     PriceChange.objects.create(property=listing, previous_price="270000", price="280000")
 
     # when
-    response = client.get(f"/listings/{listing.pk}/")
+    response = client.get(f"/en/listings/{listing.pk}/")
 
     # then the table holds both changes, the latest first
     assert response.status_code == 200
@@ -214,12 +214,12 @@ def test_page_shows_the_price_history_newest_first(client):
         for row in re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1], flags=re.DOTALL)
     ]
     today = timezone.localdate().strftime("%-d %B %Y")
-    assert rows == [f"{today} 280,000 higher 270,000", f"{today} 270,000 lower 300,000"]
+    assert rows == [f"{today} €280,000 higher €270,000", f"{today} €270,000 lower €300,000"]
 
 
 def test_a_listing_whose_price_never_changed_shows_no_history(client):
     # when
-    response = client.get(f"/listings/{house().pk}/")
+    response = client.get(f"/en/listings/{house().pk}/")
 
     # then
     assert response.status_code == 200
@@ -230,11 +230,11 @@ def test_a_hidden_listing_is_404_for_others_and_visible_to_its_owner(client, own
     pending = house(owner, title="Awaiting review", status=PropertyStatus.PENDING)
     suspended = house(owner, status=PropertyStatus.SUSPENDED)
 
-    anonymous = client.get(f"/listings/{pending.pk}/")
+    anonymous = client.get(f"/en/listings/{pending.pk}/")
     client.force_login(other_owner)
-    other = client.get(f"/listings/{suspended.pk}/")
+    other = client.get(f"/en/listings/{suspended.pk}/")
     client.force_login(owner)
-    own = client.get(f"/listings/{pending.pk}/")
+    own = client.get(f"/en/listings/{pending.pk}/")
 
     assert anonymous.status_code == 404
     assert "Page not found" in anonymous.text
@@ -247,13 +247,13 @@ def test_a_hidden_listing_is_404_for_others_and_visible_to_its_owner(client, own
 def test_favorite_toggle_saves_and_forgets_the_listing(customer_session, customer):
     listing = house(title="Keeper")
 
-    saved = customer_session.post(f"/listings/{listing.pk}/favorite/", {"favorite": "on"})
-    again = customer_session.post(f"/listings/{listing.pk}/favorite/", {"favorite": "on"})
-    page = customer_session.get(f"/listings/{listing.pk}/")
-    removed = customer_session.post(f"/listings/{listing.pk}/favorite/", {"favorite": "off"})
+    saved = customer_session.post(f"/en/listings/{listing.pk}/favorite/", {"favorite": "on"})
+    again = customer_session.post(f"/en/listings/{listing.pk}/favorite/", {"favorite": "on"})
+    page = customer_session.get(f"/en/listings/{listing.pk}/")
+    removed = customer_session.post(f"/en/listings/{listing.pk}/favorite/", {"favorite": "off"})
 
     assert saved.status_code == 302
-    assert saved.url == f"/listings/{listing.pk}/"
+    assert saved.url == f"/en/listings/{listing.pk}/"
     assert again.status_code == 302
     assert 'aria-pressed="true"' in page.text
     assert "Saved to favorites" in page.text
@@ -264,7 +264,7 @@ def test_favorite_toggle_saves_and_forgets_the_listing(customer_session, custome
 def test_favorite_of_a_hidden_listing_is_404(customer_session):
     hidden = PropertyFactory(status=PropertyStatus.PENDING)
 
-    response = customer_session.post(f"/listings/{hidden.pk}/favorite/", {"favorite": "on"})
+    response = customer_session.post(f"/en/listings/{hidden.pk}/favorite/", {"favorite": "on"})
 
     assert response.status_code == 404
     assert Favorite.objects.count() == 0
@@ -273,13 +273,13 @@ def test_favorite_of_a_hidden_listing_is_404(customer_session):
 def test_anonymous_visitors_are_sent_to_log_in_to_save_or_visit(client):
     listing = house()
 
-    favorite = client.post(f"/listings/{listing.pk}/favorite/", {"favorite": "on"})
-    visit = client.post(f"/listings/{listing.pk}/visit/", {})
-    page = client.get(f"/listings/{listing.pk}/")
+    favorite = client.post(f"/en/listings/{listing.pk}/favorite/", {"favorite": "on"})
+    visit = client.post(f"/en/listings/{listing.pk}/visit/", {})
+    page = client.get(f"/en/listings/{listing.pk}/")
 
     assert favorite.status_code == 302
-    assert favorite.url == f"/accounts/login/?next=/listings/{listing.pk}/"
-    assert visit.url == f"/accounts/login/?next=/listings/{listing.pk}/"
+    assert favorite.url == f"/en/accounts/login/?next=/en/listings/{listing.pk}/"
+    assert visit.url == f"/en/accounts/login/?next=/en/listings/{listing.pk}/"
     assert "to request a visit" in page.text
     assert Favorite.objects.count() == 0
 
@@ -289,12 +289,12 @@ def test_visit_request_books_an_appointment_with_the_owner(customer_session, cus
     when = (timezone.now() + datetime.timedelta(days=2)).replace(second=0, microsecond=0)
 
     response = customer_session.post(
-        f"/listings/{listing.pk}/visit/",
+        f"/en/listings/{listing.pk}/visit/",
         {"date": when.strftime("%Y-%m-%dT%H:%M"), "duration": "45", "notes": "After work"},
     )
 
     assert response.status_code == 302
-    assert response.url == "/me/visits/"
+    assert response.url == "/en/me/visits/"
     visit = Appointment.objects.get()
     assert (visit.user, visit.owner, visit.property) == (customer, listing.owner, listing)
     assert (visit.date, visit.duration, visit.notes) == (when, 45, "After work")
@@ -305,7 +305,7 @@ def test_visit_request_in_the_past_shows_the_services_message_on_the_form(custom
     listing = house()
 
     response = customer_session.post(
-        f"/listings/{listing.pk}/visit/", {"date": "2001-01-01T10:00", "duration": "30"}
+        f"/en/listings/{listing.pk}/visit/", {"date": "2001-01-01T10:00", "duration": "30"}
     )
 
     assert response.status_code == 400
@@ -317,10 +317,10 @@ def test_visit_request_that_overlaps_another_is_a_conflict(customer_session):
     listing = house()
     when = (timezone.now() + datetime.timedelta(days=2)).replace(second=0, microsecond=0)
     date = when.strftime("%Y-%m-%dT%H:%M")
-    customer_session.post(f"/listings/{listing.pk}/visit/", {"date": date, "duration": "30"})
+    customer_session.post(f"/en/listings/{listing.pk}/visit/", {"date": date, "duration": "30"})
 
     response = customer_session.post(
-        f"/listings/{listing.pk}/visit/", {"date": date, "duration": "30"}
+        f"/en/listings/{listing.pk}/visit/", {"date": date, "duration": "30"}
     )
 
     assert response.status_code == 409
@@ -331,7 +331,7 @@ def test_posts_without_the_csrf_token_are_refused_with_the_sites_page(csrf_clien
     listing = house()
     FavoriteFactory(user=customer, property=house())
 
-    response = csrf_client.post(f"/listings/{listing.pk}/favorite/", {"favorite": "on"})
+    response = csrf_client.post(f"/en/listings/{listing.pk}/favorite/", {"favorite": "on"})
 
     assert response.status_code == 403
     assert "This form expired" in response.text
@@ -354,7 +354,7 @@ def test_listing_page_queries_do_not_grow_with_its_photos(
 
     # when / then
     with django_assert_num_queries(expected):
-        customer_session.get(f"/listings/{few.pk}/")
+        customer_session.get(f"/en/listings/{few.pk}/")
     with django_assert_num_queries(expected):
-        response = customer_session.get(f"/listings/{many.pk}/")
+        response = customer_session.get(f"/en/listings/{many.pk}/")
     assert len(thumbnails(response)) == 5
