@@ -11,6 +11,7 @@ import pytest
 from django.urls import reverse
 
 from config.routers import user_wrote_lately
+from listings.cache import GENERATION_KEY
 from tests.factories import ListingFactory
 from tests.replicas.conftest import DATABASES, replay_caught_up, replay_paused, wait_for
 from tests.support import signed_in_client
@@ -23,6 +24,12 @@ pytestmark = [
 
 def detail_url(listing) -> str:
     return reverse("properties-detail", args=[listing.pk])
+
+
+def kept_seconds(redis_cache) -> int:
+    """The seconds left to the one entry of the cache of public reads (django-redis)."""
+    [entry] = set(redis_cache.keys("listings:public-reads:*")) - {GENERATION_KEY}
+    return redis_cache.ttl(entry)
 
 
 @pytest.fixture
@@ -131,3 +138,24 @@ def test_public_reads_fall_back_to_the_primary_when_the_standby_lags(routing, an
         # then the search answers from the primary too
         search = anonymous_client.get(reverse("properties-list"))
         assert [item["id"] for item in search.json()["properties"]] == [listing.pk]
+
+
+def test_the_cache_of_public_reads_keeps_a_standby_answer_no_longer_than_the_lag_bound(
+    routing, settings, redis_cache, listing, anonymous_client
+):
+    # given the cache of public reads on for 60 s, as in production, and a 5 s lag bound
+    settings.PUBLIC_READ_CACHE_SECONDS = 60
+    settings.DATABASE_REPLICA_MAX_LAG_SECONDS = 5
+    replay_caught_up()
+
+    # when the standby answers a listing's detail, and later the primary does
+    assert anonymous_client.get(detail_url(listing)).status_code == 200
+    from_standby = kept_seconds(redis_cache)
+    redis_cache.clear()
+    settings.DATABASE_REPLICAS = []
+    assert anonymous_client.get(detail_url(listing)).status_code == 200
+    from_primary = kept_seconds(redis_cache)
+
+    # then the standby's answer is kept up to the bound, the primary's for the whole 60 s
+    assert 0 < from_standby <= 5
+    assert 5 < from_primary <= 60
