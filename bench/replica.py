@@ -131,6 +131,14 @@ def standby_streams(seconds: float) -> bool:
         time.sleep(0.5)
 
 
+def replay_resumed() -> None:
+    """The standby applying what it receives again, if a test left its replay paused."""
+    with connect(STANDBY_PORT) as standby:
+        if standby.execute("SELECT pg_is_wal_replay_paused()").fetchone()[0]:
+            log("resuming the standby's paused replay")
+            standby.execute("SELECT pg_wal_replay_resume()")
+
+
 def cluster_control(version: str, action: str) -> None:
     """pg_ctlcluster's `action` (start, stop, reload) on the standby, whatever the init
     system."""
@@ -184,6 +192,7 @@ def ensure() -> None:
     if cluster_exists(version):
         standby_trusts_as_primary(version)
         if standby_streams(seconds=1):
+            replay_resumed()
             log(f"the standby on port {STANDBY_PORT} is streaming")
             return
         log("the standby is not streaming; starting it")

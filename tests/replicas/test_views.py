@@ -13,7 +13,13 @@ from django.urls import reverse
 from config.routers import user_wrote_lately
 from listings.cache import GENERATION_KEY
 from tests.factories import ListingFactory
-from tests.replicas.conftest import DATABASES, replay_caught_up, replay_paused, wait_for
+from tests.replicas.conftest import (
+    DATABASES,
+    replay_caught_up,
+    replay_paused,
+    standby_serves_again,
+    wait_for,
+)
 from tests.support import signed_in_client
 
 pytestmark = [
@@ -30,12 +36,6 @@ def kept_seconds(redis_cache) -> int:
     """The seconds left to the one entry of the cache of public reads (django-redis)."""
     [entry] = set(redis_cache.keys("listings:public-reads:*")) - {GENERATION_KEY}
     return redis_cache.ttl(entry)
-
-
-@pytest.fixture
-def within_bound(routing, settings):
-    """A lag bound far above how long a test takes: a paused standby still serves reads."""
-    settings.DATABASE_REPLICA_MAX_LAG_SECONDS = 3600
 
 
 def test_the_api_search_detail_and_places_read_from_the_standby(within_bound, anonymous_client):
@@ -146,7 +146,7 @@ def test_the_cache_of_public_reads_keeps_a_standby_answer_no_longer_than_the_lag
     # given the cache of public reads on for 60 s, as in production, and a 5 s lag bound
     settings.PUBLIC_READ_CACHE_SECONDS = 60
     settings.DATABASE_REPLICA_MAX_LAG_SECONDS = 5
-    replay_caught_up()
+    standby_serves_again()
 
     # when the standby answers a listing's detail, and later the primary does
     assert anonymous_client.get(detail_url(listing)).status_code == 200
