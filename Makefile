@@ -135,6 +135,14 @@ SEARCHES ?= 100000
 bench-matching: install
 	$(PY) -m bench.matching --size $(SIZE) --searches $(SEARCHES)
 
+# A streaming hot standby of the machine's PostgreSQL on port 5433 (docs/deployment.md, "Read
+# replicas"): made, started or rebuilt as needed; `make replica-remove` drops it. As root.
+.PHONY: replica replica-remove
+replica: install
+	$(PY) -m bench.replica
+replica-remove: install
+	$(PY) -m bench.replica --remove
+
 # Known vulnerabilities of the pinned dependencies (docs/reliability.md). pip-audit reads PyPI's
 # advisory data from its per-release JSON API; --strict fails on any dependency it could not
 # audit, so nothing passes unaudited. Where that API cannot be reached, both targets fail

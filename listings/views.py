@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from appointments.forms import VisitRequestForm
 from config.api.throttling import REQUEST_THROTTLES, page_request_wait
 from config.errors import DomainError
+from config.routers import replica_reads
 from config.website import add_domain_error, owner_required
 from favorites.selectors import favorite_visible_to
 from listings import selectors, services, statistics
@@ -97,6 +98,7 @@ def _page_number(value: str | None) -> int:
 
 
 @require_GET
+@replica_reads()
 def search(request: HttpRequest) -> HttpResponse:
     """Home and search page: the API's parameters in the URL, results as cards and on a map.
 
@@ -193,6 +195,7 @@ def visible_listing(request: HttpRequest, pk: str, *, detail: bool = False) -> P
 
 
 @require_GET
+@replica_reads()
 def detail(request: HttpRequest, pk: str) -> HttpResponse:
     """A listing's page: gallery, videos, every fact, a map, favorite and visit forms."""
     listing = visible_listing(request, pk, detail=True)
