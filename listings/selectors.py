@@ -14,6 +14,7 @@ from listings.models import (
     HIDDEN_STATUSES,
     PUBLIC_LISTING,
     RECORD_FIELDS,
+    DeletedListing,
     PriceChange,
     Property,
     PropertyRow,
@@ -50,6 +51,11 @@ def property_visible_to(*, viewer: User) -> QuerySet[Property]:
     if viewer_sees_only_public(viewer):
         return _public_listings().all()
     return Property.objects.filter(visible_listing(viewer))
+
+
+def listing_was_deleted(*, pk: str) -> bool:
+    """True when a listing of this id was deleted (its page answers 410 Gone)."""
+    return DeletedListing.objects.filter(pk=pk).exists()
 
 
 def _ordered_images() -> QuerySet[Image]:

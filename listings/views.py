@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -29,7 +29,13 @@ from listings.forms import (
     SearchForm,
     type_record_form_class,
 )
-from listings.models import Property, PropertyStatus, PropertyType, TypeSpecificRecord
+from listings.models import (
+    Property,
+    PropertyStatus,
+    PropertyType,
+    TypeSpecificRecord,
+    listing_url,
+)
 from listings.rules import OWNER, PROPERTY_MOVES, allowed_next_statuses
 from listings.search import listing_search, search_matches, search_query
 from listings.search.params import result_window
@@ -44,7 +50,9 @@ OWNER_PAGE_SIZE = 20
 
 def _map_markers(matches) -> list[dict]:
     """Id, title, price and position of the results for the map: one query of a few columns."""
-    rows = matches.values("id", "title", "price", "transaction_type", "latitude", "longitude")
+    rows = matches.values(
+        "id", "title", "slug", "price", "transaction_type", "latitude", "longitude"
+    )
     return [
         {
             "id": row["id"],
@@ -53,7 +61,7 @@ def _map_markers(matches) -> list[dict]:
             "transactionType": row["transaction_type"],
             "lat": row["latitude"],
             "lng": row["longitude"],
-            "url": reverse("listings:detail", args=[row["id"]]),
+            "url": listing_url(pk=row["id"], slug=row["slug"]),
         }
         for row in rows[:MAP_MARKER_LIMIT]
     ]
@@ -190,9 +198,26 @@ def visible_listing(request: HttpRequest, pk: str, *, detail: bool = False) -> P
 
 
 @require_GET
-def detail(request: HttpRequest, pk: str) -> HttpResponse:
-    """A listing's page: gallery, videos, every fact, a map, favorite and visit forms."""
-    return listing_page(request, visible_listing(request, pk, detail=True))
+def detail(request: HttpRequest, pk: str, slug: str | None = None) -> HttpResponse:
+    """A listing's page: gallery, videos, every fact, a map, favorite and visit forms.
+
+    Only the canonical address (listing_url, with the listing's slug) shows it: the short
+    one and a wrong slug answer 301 to it, keeping the query. A listing others may not see
+    is 404 as in the API (before its slug is told), a deleted one 410 Gone. A sold or rented
+    one keeps its page, with a banner saying so.
+    """
+    try:
+        listing = visible_listing(request, pk, detail=True)
+    except Http404:
+        if selectors.listing_was_deleted(pk=pk):
+            return render(request, "410.html", status=410)
+        raise
+    if slug != listing.slug:
+        location = listing.get_absolute_url()
+        if request.GET:
+            location = f"{location}?{request.GET.urlencode()}"
+        return HttpResponsePermanentRedirect(location)
+    return listing_page(request, listing)
 
 
 # --- Owner area ------------------------------------------------------------------------

@@ -36,7 +36,7 @@ from django.utils import timezone
 from accounts.models import User
 from listings.models import HIDDEN_STATUSES, Property, PropertyStatus
 from listings.representations import property_representation
-from notifications.email import absolute_url
+from notifications.email import absolute_location
 from notifications.events import NewEvent, events_record
 from notifications.matching import saved_searches_matching
 from notifications.models import (
@@ -66,7 +66,7 @@ def _listing_facts(listing: Property) -> dict:
         "title": listing.title,
         "municipality": listing.municipality,
         "price": f"{listing.price:,.2f}",
-        "url": absolute_url("listings:detail", listing.pk),
+        "url": absolute_location(listing.get_absolute_url()),
     }
 
 

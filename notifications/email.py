@@ -39,7 +39,12 @@ class Email(TypedDict):
 def absolute_url(view_name: str, *args: str) -> str:
     """The address of a page of the website, starting with SITE_URL: emails have no request
     to take the host from."""
-    return f"{settings.SITE_URL}{reverse(view_name, args=args)}"
+    return absolute_location(reverse(view_name, args=args))
+
+
+def absolute_location(path: str) -> str:
+    """A path of the website (from reverse() or get_absolute_url()) starting with SITE_URL."""
+    return f"{settings.SITE_URL}{path}"
 
 
 def email_compose(
