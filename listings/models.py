@@ -358,6 +358,15 @@ class Property(TimestampedModel):
                 "price",
                 name="listings_prop_pub_cat_kind_idx",
             ),
+            # The sitemap (listings.sitemap): public listings in id order with what their
+            # <url> entry says, read from the index alone, a part's range sought by id.
+            models.Index(
+                "id",
+                "slug",
+                "updated_at",
+                name="listings_prop_pub_sitemap_idx",
+                condition=PUBLIC_LISTING,
+            ),
         ]
 
     def __str__(self) -> str:
