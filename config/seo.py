@@ -1,5 +1,6 @@
 """What the website tells search engines: /robots.txt and the sitemap (listings.sitemap),
-both at the root of the site outside any language prefix, as crawlers look for them.
+both at the root of the site outside any language prefix, as crawlers look for them; and
+every page's canonical address and whether it may be indexed (page_meta).
 """
 
 from django.conf import settings
@@ -29,6 +30,32 @@ UNPREFIXED = ("admin:index", "schema")
 # Namespaces whose every page is private (signed-in areas, account pages, email
 # preferences and unsubscribing, the owner's photos and videos); and the owner area's
 # listing pages, named owner-*.
+# OpenGraph names a locale with its territory.
+OPENGRAPH_LOCALES = {"en": "en_GB", "es": "es_ES"}
+PRIVATE_NAMESPACES = frozenset({"accounts", "favorites", "appointments", "notifications", "media"})
+
+
+def page_is_private(request: HttpRequest) -> bool:
+    """True for pages search engines must not index (their robots meta says noindex)."""
+    match = request.resolver_match
+    if match is None:
+        return False
+    if PRIVATE_NAMESPACES.intersection(match.namespaces):
+        return True
+    return "listings" in match.namespaces and (match.url_name or "").startswith("owner-")
+
+
+def page_meta(request: HttpRequest) -> dict:
+    """Context processor: the page's canonical address (the site's address and the path,
+    without the query; a page may name its own) and `noindex_page` for private pages."""
+    language = translation.get_language() or settings.LANGUAGE_CODE
+    return {
+        "canonical_url": f"{settings.SITE_URL}{request.path}",
+        "noindex_page": page_is_private(request),
+        "og_locale": OPENGRAPH_LOCALES.get(language, translation.to_locale(language)),
+    }
+
+
 def _section(path: str, prefix: str) -> str:
     """The first section of `path` after `prefix`: "/en/owner/listings/" -> "/en/owner/"."""
     return f"{prefix}{path[len(prefix) :].split('/')[0]}/"

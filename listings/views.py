@@ -21,7 +21,7 @@ from config.api.throttling import REQUEST_THROTTLES, page_request_wait
 from config.errors import DomainError
 from config.website import add_domain_error, owner_required
 from favorites.selectors import favorite_visible_to
-from listings import selectors, services
+from listings import selectors, seo, services
 from listings.forms import (
     SEARCH_LABELS,
     KindForm,
@@ -103,6 +103,21 @@ def _page_number(value: str | None) -> int:
     return min(max(number, 1), _deepest_page())
 
 
+def _search_description(params) -> str:
+    """A filtered search's meta description: what it looks for ("Apartments for rent in
+    Madrid"), as a saved search would be named."""
+    return f"{suggested_name(params)}: listings with photos, prices and a map."
+
+
+def _search_canonical(request: HttpRequest) -> str:
+    """The search's canonical address: its criteria and page, without the order (a sorted
+    search shows the same listings)."""
+    query = request.GET.copy()
+    query.pop("sort", None)
+    address = seo.absolute(request.path)
+    return f"{address}?{query.urlencode()}" if query else address
+
+
 @require_GET
 def search(request: HttpRequest) -> HttpResponse:
     """Home and search page: the API's parameters in the URL, results as cards and on a map.
@@ -149,6 +164,11 @@ def search(request: HttpRequest) -> HttpResponse:
             polygon=form.params.polygon.as_parameter() if form.params.polygon else "",
             clusters_url=_clusters_url(form.params),
             save_search=_save_search_form(form.params),
+            structured_data=seo.search_structured_data(
+                listings=result.rows, first_position=(result.page - 1) * SEARCH_PAGE_SIZE + 1
+            ),
+            page_description=_search_description(form.params) if context["filtered"] else "",
+            canonical_url=_search_canonical(request),
         )
     return render(request, "listings/search.html", context, status=200 if valid else 400)
 
@@ -163,10 +183,12 @@ def listing_page(
         user.is_authenticated
         and favorite_visible_to(viewer=user).filter(user_id=user.pk, property=listing).exists()
     )
+    record = listing.type_record if listing.type else None
+    images = list(listing.images.all())
     context = {
         "listing": listing,
-        "record": listing.type_record if listing.type else None,
-        "images": list(listing.images.all()),
+        "record": record,
+        "images": images,
         "videos": list(listing.videos.all()),
         "is_owner": is_owner,
         "is_favorite": is_favorite,
@@ -183,6 +205,14 @@ def listing_page(
             "lng": listing.longitude,
             "url": "",
         },
+        # Search engines and link previews (listings.seo): the canonical address whatever
+        # address showed the page (a visit form's errors are shown at /visit/).
+        "canonical_url": seo.absolute(listing.get_absolute_url()),
+        "structured_data": seo.listing_structured_data(
+            listing=listing, record=record, images=images
+        ),
+        "share_image": seo.photo_addresses(images[:1])[0] if images else "",
+        "share_image_alt": (images[0].title or listing.title) if images else "",
     }
     return render(request, "listings/detail.html", context, status=status)
 
