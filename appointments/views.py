@@ -21,6 +21,7 @@ from appointments.rules import APPOINTMENT_MOVES, CUSTOMER, OWNER, RESCHEDULABLE
 from appointments.selectors import appointment_list_loading, appointment_visible_to
 from config.errors import DomainError
 from config.website import add_domain_error, next_url, owner_required
+from listings.models import listing_url
 from listings.views import listing_page, visible_listing
 
 # The website's action names and the service that makes each move.
@@ -53,9 +54,8 @@ def visit_actions(appointment: Appointment, role: str) -> list[str]:
 @require_POST
 def request_visit(request: HttpRequest, pk: str) -> HttpResponse:
     """Book a visit of a listing (appointment_book); errors show on the listing's page."""
-    listing_url = reverse("listings:detail", args=[pk])
     if not request.user.is_authenticated:
-        return redirect_to_login(listing_url)
+        return redirect_to_login(listing_url(pk=pk))
     listing = visible_listing(request, pk, detail=True)
     form = VisitRequestForm(request.POST)
     if not form.is_valid():

@@ -14,6 +14,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("config.api.urls")),
     path("healthz", views.healthz, name="healthz"),
+    # robots.txt and the sitemap, at the root whatever the language (config.seo).
+    path("", include("config.seo_urls")),
 ]
 
 # The website (docs/website.md): each app's pages, all calling the API's services, under the

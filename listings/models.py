@@ -6,11 +6,14 @@ from django.db import models
 from django.db.models import F, OrderBy, Q
 from django.db.models.functions import Length, Lower
 from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
+from django.urls import reverse
+from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Owner
 from config.ids import ID_LENGTH
 from config.models import IdField, TimestampedModel
+from listings.text import folded
 
 
 class TransactionType(models.TextChoices):
@@ -138,6 +141,37 @@ class SearchDocument(SearchVector):
         return self.as_sql(compiler, connection, template="LOWER(%(expressions)s)")
 
 
+# A slug keeps whole words up to this many characters (the column holds a few more).
+SLUG_LENGTH = 80
+# Path segments that follow a listing's id in other routes (favorites' and visits' POST
+# routes, /listings/<id>/favorite/ and /visit/): a slug never equals one of them.
+RESERVED_SLUGS = frozenset({"favorite", "visit"})
+
+
+def listing_slug(*, title: str, kind: str | None) -> str:
+    """The readable part of a listing's address: its title in lower-case ASCII words joined
+    by hyphens, accents folded ("Ático en Málaga" is "atico-en-malaga"), at most SLUG_LENGTH
+    characters cut between words. A title without a Latin letter or digit gives the kind
+    ("house", "commercial-premises"), else "listing"."""
+    slug = slugify(folded(title))
+    if len(slug) > SLUG_LENGTH:
+        slug = slug[: SLUG_LENGTH + 1].rsplit("-", 1)[0].strip("-") or slug[:SLUG_LENGTH]
+    if not slug:
+        slug = slugify(PropertyType(kind).label) if kind else "listing"
+    if slug in RESERVED_SLUGS:
+        slug = f"{slug}-listing"
+    return slug
+
+
+def listing_url(*, pk: str, slug: str | None = None) -> str:
+    """The path of a listing's page, the one place that builds it: the canonical address
+    `listings:detail` with its slug, or without one (a visitor who must log in first, whose
+    listing is not read) the short address, which answers 301 to the canonical one."""
+    if slug is None:
+        return reverse("listings:short", kwargs={"pk": pk})
+    return reverse("listings:detail", kwargs={"pk": pk, "slug": slug})
+
+
 class Property(TimestampedModel):
     """A listing for sale or rent with the fields every kind of property shares.
 
@@ -169,6 +203,10 @@ class Property(TimestampedModel):
     )
     # A copy of type_record.bedrooms, kept the same way: minBedrooms then needs no join.
     bedrooms = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    # listing_slug(title, kind), written by the services that change either, in their
+    # transaction: the page's canonical address and the sitemap read it as it is, without
+    # computing it again for each of a million listings (docs/website.md).
+    slug = models.SlugField(max_length=100, db_index=False, editable=False)
     # Stored once per write instead of parsed again for every match of every search: `q`
     # filters with its GIN index and ranks with it (docs/performance.md).
     search_document = models.GeneratedField(
@@ -322,10 +360,23 @@ class Property(TimestampedModel):
                 "price",
                 name="listings_prop_pub_cat_kind_idx",
             ),
+            # The sitemap (listings.sitemap): public listings in id order with what their
+            # <url> entry says, read from the index alone, a part's range sought by id.
+            models.Index(
+                "id",
+                "slug",
+                "updated_at",
+                name="listings_prop_pub_sitemap_idx",
+                condition=PUBLIC_LISTING,
+            ),
         ]
 
     def __str__(self) -> str:
         return self.title
+
+    def get_absolute_url(self) -> str:
+        """The listing's canonical page (listing_url)."""
+        return listing_url(pk=self.pk, slug=self.slug)
 
     @property
     def type(self) -> str | None:
@@ -334,6 +385,17 @@ class Property(TimestampedModel):
             return self.type_record.kind
         except TypeSpecificRecord.DoesNotExist:
             return None
+
+
+class DeletedListing(models.Model):
+    """The id of a listing deleted with property_delete, kept so that its address answers
+    410 Gone (search engines drop it at once) instead of 404; nothing else of it is kept."""
+
+    id = models.CharField(primary_key=True, max_length=25)
+    deleted_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.id
 
 
 class PublicListingGroup(models.Model):

@@ -69,7 +69,7 @@ def _listing_facts(listing: Property) -> dict:
         "title": listing.title,
         "municipality": listing.municipality,
         "price": price_format_lazy(listing.price),
-        "url": absolute_url("listings:detail", listing.pk),
+        "url": absolute_url("listings:detail", listing.pk, listing.slug),
     }
 
 

@@ -85,6 +85,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "config.website.site_settings",
+                "config.seo.page_meta",
                 "notifications.context_processors.unread_notifications",
             ],
             # The project's own tag libraries that belong to no app.

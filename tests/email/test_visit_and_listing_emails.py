@@ -375,7 +375,7 @@ def test_an_approved_listing_emails_its_owner(
         to=owner,
         subject=f"Estate: Listing approved: {TITLE}",
         topic=EmailTopic.LISTINGS,
-        says=[TITLE, site_url(settings, f"/en/listings/{pending_listing.id}/")],
+        says=[TITLE, site_url(settings, pending_listing.get_absolute_url())],
     )
 
 
@@ -401,7 +401,7 @@ def test_a_listing_suspended_through_the_api_emails_its_owner_that_no_reason_was
         says=[
             TITLE,
             "No reason was given.",
-            site_url(settings, f"/en/listings/{listing.id}/"),
+            site_url(settings, listing.get_absolute_url()),
         ],
     )
 
@@ -426,7 +426,7 @@ def test_a_listing_suspended_in_the_back_office_emails_its_owner_the_reason(
         to=owner,
         subject=f"Estate: Listing suspended: {TITLE}",
         topic=EmailTopic.LISTINGS,
-        says=[TITLE, f"Reason: {REASON}", site_url(settings, f"/en/listings/{listing.id}/")],
+        says=[TITLE, f"Reason: {REASON}", site_url(settings, listing.get_absolute_url())],
     )
 
 

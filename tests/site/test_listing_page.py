@@ -62,7 +62,7 @@ def test_gallery_follows_the_owners_order_with_srcset_sizes_and_alt_text(client)
     untitled = ImageFactory(property=listing, position=1, title=None)
 
     # when
-    response = client.get(reverse("listings:detail", args=[listing.pk]))
+    response = client.get(listing.get_absolute_url())
 
     # then the stage shows the cover: its copies in srcset, eager and first to load
     assert response.status_code == 200
@@ -175,7 +175,7 @@ def test_page_shows_videos_every_fact_the_category_and_a_map_marker(client):
     listing = record.property
     video = VideoFactory(property=listing, title="Walkthrough")
 
-    response = client.get(f"/en/listings/{listing.pk}/")
+    response = client.get(listing.get_absolute_url())
 
     page = response.text
     assert f'<source src="{video.file.url}" type="video/webm">' in page
@@ -204,7 +204,7 @@ def test_page_shows_the_price_history_newest_first(client):
     PriceChange.objects.create(property=listing, previous_price="270000", price="280000")
 
     # when
-    response = client.get(f"/en/listings/{listing.pk}/")
+    response = client.get(listing.get_absolute_url())
 
     # then the table holds both changes, the latest first
     assert response.status_code == 200
@@ -219,7 +219,7 @@ def test_page_shows_the_price_history_newest_first(client):
 
 def test_a_listing_whose_price_never_changed_shows_no_history(client):
     # when
-    response = client.get(f"/en/listings/{house().pk}/")
+    response = client.get(house().get_absolute_url())
 
     # then
     assert response.status_code == 200
@@ -230,11 +230,11 @@ def test_a_hidden_listing_is_404_for_others_and_visible_to_its_owner(client, own
     pending = house(owner, title="Awaiting review", status=PropertyStatus.PENDING)
     suspended = house(owner, status=PropertyStatus.SUSPENDED)
 
-    anonymous = client.get(f"/en/listings/{pending.pk}/")
+    anonymous = client.get(pending.get_absolute_url())
     client.force_login(other_owner)
-    other = client.get(f"/en/listings/{suspended.pk}/")
+    other = client.get(suspended.get_absolute_url())
     client.force_login(owner)
-    own = client.get(f"/en/listings/{pending.pk}/")
+    own = client.get(pending.get_absolute_url())
 
     assert anonymous.status_code == 404
     assert "Page not found" in anonymous.text
@@ -249,11 +249,11 @@ def test_favorite_toggle_saves_and_forgets_the_listing(customer_session, custome
 
     saved = customer_session.post(f"/en/listings/{listing.pk}/favorite/", {"favorite": "on"})
     again = customer_session.post(f"/en/listings/{listing.pk}/favorite/", {"favorite": "on"})
-    page = customer_session.get(f"/en/listings/{listing.pk}/")
+    page = customer_session.get(listing.get_absolute_url())
     removed = customer_session.post(f"/en/listings/{listing.pk}/favorite/", {"favorite": "off"})
 
     assert saved.status_code == 302
-    assert saved.url == f"/en/listings/{listing.pk}/"
+    assert saved.url == listing.get_absolute_url()
     assert again.status_code == 302
     assert 'aria-pressed="true"' in page.text
     assert "Saved to favorites" in page.text
@@ -275,7 +275,7 @@ def test_anonymous_visitors_are_sent_to_log_in_to_save_or_visit(client):
 
     favorite = client.post(f"/en/listings/{listing.pk}/favorite/", {"favorite": "on"})
     visit = client.post(f"/en/listings/{listing.pk}/visit/", {})
-    page = client.get(f"/en/listings/{listing.pk}/")
+    page = client.get(listing.get_absolute_url())
 
     assert favorite.status_code == 302
     assert favorite.url == f"/en/accounts/login/?next=/en/listings/{listing.pk}/"
@@ -354,7 +354,7 @@ def test_listing_page_queries_do_not_grow_with_its_photos(
 
     # when / then
     with django_assert_num_queries(expected):
-        customer_session.get(f"/en/listings/{few.pk}/")
+        customer_session.get(few.get_absolute_url())
     with django_assert_num_queries(expected):
-        response = customer_session.get(f"/en/listings/{many.pk}/")
+        response = customer_session.get(many.get_absolute_url())
     assert len(thumbnails(response)) == 5

@@ -297,7 +297,7 @@ def test_upload_and_delete_a_video(owner_session, owner):
         f"/en/owner/listings/{listing.pk}/videos/", {"video-file": tour, "video-title": "Tour"}
     )
     video = Video.objects.get(property=listing)
-    page = owner_session.get(f"/en/listings/{listing.pk}/")
+    page = owner_session.get(listing.get_absolute_url())
     deleted = owner_session.post(f"/en/owner/listings/{listing.pk}/videos/{video.pk}/delete/")
 
     assert uploaded.status_code == 302

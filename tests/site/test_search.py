@@ -137,7 +137,7 @@ def test_map_markers_are_the_results_with_their_positions_and_links(client):
             "transactionType": "SALE",
             "lat": 40.5,
             "lng": -3.5,
-            "url": f"/en/listings/{listing.pk}/",
+            "url": listing.get_absolute_url(),
         }
     ]
 
