@@ -6,7 +6,6 @@ import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from django.urls import reverse
 from playwright.sync_api import expect
 
 from tests.browser.conftest import PHONE, SCREENSHOTS
@@ -184,7 +183,7 @@ def test_a_listings_map_below_the_photos_loads_when_scrolled_to_on_a_phone(
         longitude=-3.7038,
     )
     page = new_context(PHONE).new_page()
-    page.goto(reverse("listings:detail", args=[listing.pk]))
+    page.goto(listing.get_absolute_url())
     map_element = page.locator("#listing-map")
 
     # then the map, below the fold, waits: Leaflet is not fetched yet

@@ -50,7 +50,7 @@ def test_an_owner_who_reads_spanish_gets_the_approval_in_spanish(
     [message] = smtp_server.messages
     assert message["Subject"] == f"Estate: Anuncio aprobado: {TITLE}"
     text, html = bodies(message)
-    listing_url = f"{settings.SITE_URL}/es/listings/{pending_listing.id}/"
+    listing_url = f"{settings.SITE_URL}/es/listings/{pending_listing.id}/{pending_listing.slug}/"
     assert f"Hola, {owner.name}:" in text and f"Hola, {owner.name}:" in html
     assert f"tu anuncio «{TITLE}» ha sido aprobado y ya es público:" in text
     assert listing_url in text and f'href="{listing_url}"' in html

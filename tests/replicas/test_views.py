@@ -75,7 +75,7 @@ def test_the_website_search_and_listing_page_read_from_the_standby(within_bound,
         assert search.status_code == 200
         assert listing.title in search.text
         assert unreplicated.title not in search.text
-        page = client.get(reverse("listings:detail", args=[unreplicated.pk]))
+        page = client.get(unreplicated.get_absolute_url())
         assert page.status_code == 404
 
 

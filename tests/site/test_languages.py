@@ -70,7 +70,7 @@ def test_the_switcher_links_to_the_same_page_in_each_language(listing):
 
 
 def test_every_page_names_its_versions_in_the_head(listing, settings):
-    path = in_language("en", "listings:detail", listing.pk)
+    path = in_language("en", "listings:detail", listing.pk, listing.slug)
 
     page = Client().get(path).text
 
@@ -78,7 +78,7 @@ def test_every_page_names_its_versions_in_the_head(listing, settings):
     alternates = re.findall(r'<link rel="alternate" hreflang="([^"]+)" href="([^"]+)">', head)
     assert alternates == [
         ("en", f"{settings.SITE_URL}{path}"),
-        ("es", f"{settings.SITE_URL}{in_language('es', 'listings:detail', listing.pk)}"),
+        ("es", settings.SITE_URL + in_language("es", "listings:detail", listing.pk, listing.slug)),
         ("x-default", f"{settings.SITE_URL}{path.removeprefix('/en')}"),
     ]
 
@@ -176,6 +176,6 @@ def test_the_currency_is_a_setting(settings):
 def test_a_listing_page_shows_its_price_in_the_pages_language(listing, language, shown):
     Property.objects.filter(pk=listing.pk).update(price=Decimal("1250000"))
 
-    page = Client().get(in_language(language, "listings:detail", listing.pk)).text
+    page = Client().get(in_language(language, "listings:detail", listing.pk, listing.slug)).text
 
     assert f'<p class="listing__price">{shown} ' in page

@@ -6,7 +6,6 @@ import re
 import pytest
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.urls import reverse
 from django.utils import timezone
 
 from appointments.models import Appointment, AppointmentStatus
@@ -100,7 +99,7 @@ def test_a_copy_is_described_no_wider_than_its_photo(client):
     ImageFactory(property=listing, width=300, height=200, thumbnails={"400": small, "1200": large})
 
     # when
-    response = client.get(reverse("listings:detail", args=[listing.pk]))
+    response = client.get(listing.get_absolute_url())
 
     # then one width is named once, with the first of its files
     assert f'srcset="/media/{small} 300w"' in stage_image(response)
@@ -123,7 +122,7 @@ def test_files_missing_from_the_storage_are_never_linked(client):
     whole = ImageFactory(property=listing, position=2, title="Garden")
 
     # when
-    response = client.get(reverse("listings:detail", args=[listing.pk]))
+    response = client.get(listing.get_absolute_url())
 
     # then the page names only files that are there
     gallery = gallery_html(response)
@@ -145,7 +144,7 @@ def test_a_listing_whose_photo_files_are_missing_shows_the_placeholder(client):
     default_storage.delete(image.file.name)
 
     # when
-    response = client.get(reverse("listings:detail", args=[listing.pk]))
+    response = client.get(listing.get_absolute_url())
 
     # then the gallery says so, with no picture to fetch
     gallery = gallery_html(response)
@@ -156,7 +155,7 @@ def test_a_listing_whose_photo_files_are_missing_shows_the_placeholder(client):
 
 
 def test_a_listing_without_photos_shows_the_placeholder(client):
-    response = client.get(reverse("listings:detail", args=[house().pk]))
+    response = client.get(house().get_absolute_url())
 
     gallery = gallery_html(response)
     assert 'data-testid="gallery-placeholder">No photos yet.</p>' in gallery

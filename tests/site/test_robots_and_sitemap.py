@@ -82,13 +82,20 @@ def test_robots_txt_keeps_private_areas_out_and_names_the_sitemap(client):
         "User-agent: *",
         "Disallow: /admin/",
         "Disallow: /api/",
-        "Disallow: /accounts/",
-        "Disallow: /me/",
-        "Disallow: /owner/",
-        "Disallow: /visits/",
-        "Disallow: /email/",
-        "Disallow: /listings/*/favorite/",
-        "Disallow: /listings/*/visit/",
+        "Disallow: /en/accounts/",
+        "Disallow: /en/me/",
+        "Disallow: /en/owner/",
+        "Disallow: /en/visits/",
+        "Disallow: /en/email/",
+        "Disallow: /en/listings/*/favorite/",
+        "Disallow: /en/listings/*/visit/",
+        "Disallow: /es/accounts/",
+        "Disallow: /es/me/",
+        "Disallow: /es/owner/",
+        "Disallow: /es/visits/",
+        "Disallow: /es/email/",
+        "Disallow: /es/listings/*/favorite/",
+        "Disallow: /es/listings/*/visit/",
         "",
         f"Sitemap: {SITE}/sitemap.xml",
     ]
@@ -120,20 +127,32 @@ def test_sitemap_lists_every_public_listing_once_with_its_canonical_address(
     pages = entries(xml_of(client.get(reverse("sitemap-section", kwargs={"section": "pages"}))))
 
     assert parts == [f"{SITE}/sitemap-pages.xml", f"{SITE}/sitemap-listings-1.xml"]
-    assert listed == [
-        {
-            "loc": f"{SITE}{listing.get_absolute_url()}",
-            "lastmod": listing.updated_at.isoformat(timespec="seconds"),
-            "alternates": {},
-        }
-        for listing in public
+    expected = []
+    for listing in public:
+        alternates = {language: addressed(listing, language) for language in ("en", "es")}
+        lastmod = listing.updated_at.isoformat(timespec="seconds")
+        expected += [
+            {"loc": alternates[language], "lastmod": lastmod, "alternates": alternates}
+            for language in ("en", "es")
+        ]
+    assert listed == expected
+    homes = {"en": f"{SITE}/en/", "es": f"{SITE}/es/"}
+    assert pages == [
+        {"loc": homes["en"], "lastmod": None, "alternates": homes},
+        {"loc": homes["es"], "lastmod": None, "alternates": homes},
     ]
-    assert pages == [{"loc": f"{SITE}/", "lastmod": None, "alternates": {}}]
+
+
+def addressed(listing, language: str) -> str:
+    """A listing's canonical address in one language."""
+    with translation.override(language):
+        return f"{SITE}{listing_url(pk=listing.pk, slug=listing.slug)}"
 
 
 def test_sitemap_splits_listings_into_parts_of_at_most_the_limit(client, monkeypatch):
     public = public_and_hidden()
-    monkeypatch.setattr(sitemap, "URLS_PER_FILE", 2)
+    # two listings a part: each is listed once per language
+    monkeypatch.setattr(sitemap, "URLS_PER_FILE", 4)
 
     parts = index_parts(client)
     first = entries(xml_of(client.get(reverse("sitemap-listings", kwargs={"part": 1}))))
@@ -143,9 +162,9 @@ def test_sitemap_splits_listings_into_parts_of_at_most_the_limit(client, monkeyp
 
     assert parts[1:] == [f"{SITE}/sitemap-listings-1.xml", f"{SITE}/sitemap-listings-2.xml"]
     assert [entry["loc"] for entry in first + second] == [
-        f"{SITE}{listing.get_absolute_url()}" for listing in public
+        addressed(listing, language) for listing in public for language in ("en", "es")
     ]
-    assert (len(first), len(second)) == (2, 1)
+    assert (len(first), len(second)) == (4, 2)
     assert past.status_code == 404
     assert zero.status_code == 404
 

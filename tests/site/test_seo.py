@@ -16,6 +16,7 @@ from notifications.services import email_unsubscribe_url
 from tests.factories import ImageFactory, TypeSpecificRecordFactory
 from tests.site.conftest import house
 from tests.site.schema_org import vocabulary_problems
+from tests.site.test_listing_page import stored
 
 pytestmark = pytest.mark.django_db
 
@@ -69,14 +70,13 @@ def apartment():
 
 def test_listing_page_has_its_description_canonical_address_and_share_cards(client):
     listing = apartment()
-    photo = ImageFactory(
-        property=listing, position=0, title="Terrace", thumbnails={"1200": "p/t_1200.webp"}
-    )
+    copy = stored("p/t_1200.webp")
+    photo = ImageFactory(property=listing, position=0, title="Terrace", thumbnails={"1200": copy})
 
     response = client.get(listing.get_absolute_url())
 
     address = f"{SITE}{listing.get_absolute_url()}"
-    cover = f"{SITE}/media/p/t_1200.webp"
+    cover = f"{SITE}/media/{copy}"
     description = listing.description[:159] + "…"
     assert canonical(response) == [address]
     assert NOINDEX not in response.text
@@ -102,7 +102,8 @@ def test_listing_page_has_its_description_canonical_address_and_share_cards(clie
 
 def test_listing_json_ld_is_a_real_estate_listing_in_schema_org_terms(client):
     listing = apartment()
-    ImageFactory(property=listing, position=0, thumbnails={"1200": "p/a_1200.webp"})
+    copy = stored("p/a_1200.webp")
+    ImageFactory(property=listing, position=0, thumbnails={"1200": copy})
     record = listing.type_record
 
     [data] = structured_data(client.get(listing.get_absolute_url()))
@@ -135,7 +136,7 @@ def test_listing_json_ld_is_a_real_estate_listing_in_schema_org_terms(client):
             "numberOfBedrooms": record.bedrooms,
             "numberOfBathroomsTotal": record.bathrooms,
         },
-        "image": [f"{SITE}/media/p/a_1200.webp"],
+        "image": [f"{SITE}/media/{copy}"],
     }
     assert vocabulary_problems(data) == []
 
@@ -206,11 +207,11 @@ def test_search_page_describes_a_filtered_search_and_drops_the_order_from_its_ad
     )
 
     assert metas(plain)["description"].startswith("Houses, apartments, land")
-    assert canonical(plain) == [f"{SITE}/"]
+    assert canonical(plain) == [f"{SITE}/en/"]
     assert metas(filtered)["description"] == (
         "Houses for rent: listings with photos, prices and a map."
     )
-    assert canonical(filtered) == [f"{SITE}/?type=house&transactionType=RENT"]
+    assert canonical(filtered) == [f"{SITE}/en/?type=house&transactionType=RENT"]
     assert NOINDEX not in filtered.text
 
 
