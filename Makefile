@@ -23,7 +23,7 @@ echo "No Python >= 3.12 found; set PYTHON=/path/to/python3.12" >&2; exit 1
 endef
 
 .PHONY: install run test test-browser lint format migrate seed lock clean deploy-check chromium \
-  node lighthouse
+  messages node lighthouse
 
 $(VENV)/.installed: requirements.lock
 	@set -e; python="$$($(find_python))"; \
@@ -33,7 +33,16 @@ $(VENV)/.installed: requirements.lock
 	$(PY) -m pip install --quiet -r requirements.lock
 	@touch $@
 
-install: $(VENV)/.installed
+install: $(VENV)/.installed messages
+
+# The website's translations (docs/website.md#languages): each committed locale/*/LC_MESSAGES
+# catalog (.po) is compiled to the .mo file Django reads, by Babel's pybabel (a pinned
+# dependency), so no GNU gettext is needed. The .mo files are not committed.
+MESSAGES := $(patsubst %.po,%.mo,$(wildcard locale/*/LC_MESSAGES/*.po))
+messages: $(MESSAGES)
+
+locale/%.mo: locale/%.po | $(VENV)/.installed
+	$(BIN)/pybabel compile --statistics -i $< -o $@
 
 migrate: install
 	$(PY) manage.py migrate --noinput
@@ -125,6 +134,14 @@ bench: install
 SEARCHES ?= 100000
 bench-matching: install
 	$(PY) -m bench.matching --size $(SIZE) --searches $(SEARCHES)
+
+# A streaming hot standby of the machine's PostgreSQL on port 5433 (docs/deployment.md, "Read
+# replicas"): made, started or rebuilt as needed; `make replica-remove` drops it. As root.
+.PHONY: replica replica-remove
+replica: install
+	$(PY) -m bench.replica
+replica-remove: install
+	$(PY) -m bench.replica --remove
 
 # Known vulnerabilities of the pinned dependencies (docs/reliability.md). pip-audit reads PyPI's
 # advisory data from its per-release JSON API; --strict fails on any dependency it could not

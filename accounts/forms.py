@@ -7,10 +7,14 @@ typed the same twice, which is a matter of the page, not of the account.
 """
 
 from django import forms
+from django.conf import settings
 from django.contrib.admin.forms import AdminPasswordChangeForm as AdminOwnPasswordForm
 from django.contrib.auth.forms import AdminPasswordChangeForm as AdminUserPasswordForm
 from django.contrib.auth.forms import PasswordResetForm, SetPasswordForm
 from django.urls import reverse
+from django.utils import translation
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User, UserType
 from accounts.services import user_password_set
@@ -18,13 +22,13 @@ from notifications.email import email_compose
 from notifications.tasks import email_enqueue
 
 REGISTRABLE_TYPES = [
-    (UserType.CUSTOMER, "Customer: I am looking for a place"),
-    (UserType.OWNER, "Owner: I want to list properties"),
+    (UserType.CUSTOMER, _("Customer: I am looking for a place")),
+    (UserType.OWNER, _("Owner: I want to list properties")),
 ]
-PASSWORDS_DIFFER = "The two passwords differ."
+PASSWORDS_DIFFER = _("The two passwords differ.")
 
 
-def _password_field(label: str, autocomplete: str) -> forms.CharField:
+def _password_field(label: Promise, autocomplete: str) -> forms.CharField:
     return forms.CharField(
         label=label,
         strip=False,
@@ -36,32 +40,32 @@ class RegisterForm(forms.Form):
     """Sign up as a customer or an owner (user_register)."""
 
     name = forms.CharField(
-        label="Name", max_length=200, widget=forms.TextInput(attrs={"autocomplete": "name"})
+        label=_("Name"), max_length=200, widget=forms.TextInput(attrs={"autocomplete": "name"})
     )
     email = forms.EmailField(
-        label="Email", max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"})
+        label=_("Email"), max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"})
     )
     phone = forms.CharField(
-        label="Phone (optional)",
+        label=_("Phone (optional)"),
         max_length=40,
         required=False,
         empty_value=None,
         widget=forms.TextInput(attrs={"autocomplete": "tel", "type": "tel"}),
     )
     user_type = forms.ChoiceField(
-        label="Account type",
+        label=_("Account type"),
         choices=REGISTRABLE_TYPES,
         initial=UserType.CUSTOMER,
         widget=forms.RadioSelect,
     )
-    password = _password_field("Password", "new-password")
-    password_again = _password_field("Password again", "new-password")
+    password = _password_field(_("Password"), "new-password")
+    password_again = _password_field(_("Password again"), "new-password")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields[
-            "password"
-        ].help_text = "At least 8 characters, not too common, not only digits."
+        self.fields["password"].help_text = _(
+            "At least 8 characters, not too common, not only digits."
+        )
 
     def clean(self):
         data = super().clean()
@@ -74,36 +78,41 @@ class LoginForm(forms.Form):
     """Sign in with email and password (user_authenticate)."""
 
     email = forms.EmailField(
-        label="Email", max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"})
+        label=_("Email"), max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"})
     )
-    password = _password_field("Password", "current-password")
+    password = _password_field(_("Password"), "current-password")
 
 
 class ProfileForm(forms.Form):
-    """What a user changes about themselves: name and phone (user_update)."""
+    """What a user changes about themselves: name, phone and the language of their emails
+    (user_update)."""
 
     name = forms.CharField(
-        label="Name",
+        label=_("Name"),
         max_length=200,
         required=False,
         empty_value=None,
         widget=forms.TextInput(attrs={"autocomplete": "name"}),
     )
     phone = forms.CharField(
-        label="Phone",
+        label=_("Phone"),
         max_length=40,
         required=False,
         empty_value=None,
         widget=forms.TextInput(attrs={"autocomplete": "tel", "type": "tel"}),
+    )
+    # Left out of a post, the language stays as it is.
+    language = forms.ChoiceField(
+        label=_("Language of your emails"), choices=settings.LANGUAGES, required=False
     )
 
 
 class PasswordChangeForm(forms.Form):
     """A new password, with the current one (user_update checks it)."""
 
-    current_password = _password_field("Current password", "current-password")
-    new_password = _password_field("New password", "new-password")
-    new_password_again = _password_field("New password again", "new-password")
+    current_password = _password_field(_("Current password"), "current-password")
+    new_password = _password_field(_("New password"), "new-password")
+    new_password_again = _password_field(_("New password again"), "new-password")
 
     def clean(self):
         data = super().clean()
@@ -147,13 +156,17 @@ class PasswordForgottenForm(PasswordResetForm):
         to_email,
         html_email_template_name=None,
     ) -> None:
-        path = reverse(
-            "accounts:password-reset-confirm",
-            kwargs={"uidb64": context["uid"], "token": context["token"]},
-        )
+        user = context["user"]
+        # The link opens the reset page in the language of the user's emails.
+        with translation.override(user.language):
+            path = reverse(
+                "accounts:password-reset-confirm",
+                kwargs={"uidb64": context["uid"], "token": context["token"]},
+            )
         email = email_compose(
             to=to_email,
-            subject="Choose a new password",
+            language=user.language,
+            subject=_("Choose a new password"),
             template="password_reset",
             context={
                 "name": context["user"].name,

@@ -1,16 +1,18 @@
 """Users and their role records (Owner, Customer, Admin)."""
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, BaseUserManager, PermissionsMixin
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils.translation import gettext_lazy as _
 
 from config.models import IdField, TimestampedModel
 
 
 class UserType(models.TextChoices):
-    CUSTOMER = "CUSTOMER", "Customer"
-    OWNER = "OWNER", "Owner"
-    ADMIN = "ADMIN", "Admin"
+    CUSTOMER = "CUSTOMER", _("Customer")
+    OWNER = "OWNER", _("Owner")
+    ADMIN = "ADMIN", _("Admin")
 
 
 class UserManager(BaseUserManager):
@@ -60,6 +62,11 @@ class User(AbstractBaseUser, PermissionsMixin):
     email_verified = models.DateTimeField(blank=True, null=True)
     user_type = models.CharField(
         max_length=8, choices=UserType.choices, default=UserType.CUSTOMER, db_index=True
+    )
+    # The language of the emails the user gets (and of the links in them): one of LANGUAGES,
+    # set from the language of the sign-up and changed on the profile or by the API.
+    language = models.CharField(
+        _("language"), max_length=8, choices=settings.LANGUAGES, default=settings.LANGUAGE_CODE
     )
     is_active = models.BooleanField(default=True)
     is_staff = models.BooleanField(

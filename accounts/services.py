@@ -8,8 +8,8 @@ from django.contrib.auth.password_validation import validate_password
 from django.core import signing
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
-from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from accounts.models import AccessToken, Admin, Customer, Owner, User, UserType
 from accounts.tokens import token_generate, token_hash
@@ -22,7 +22,7 @@ from config.errors import (
 from listings.cache import public_reads_changed
 from listings.models import Property
 from media_app.cleanup import media_files_delete_on_commit, media_files_for_deletion
-from notifications.email import email_compose
+from notifications.email import absolute_url, email_compose
 from notifications.tasks import email_enqueue
 
 EMAIL_TAKEN = "An account with this email already exists."
@@ -56,6 +56,17 @@ def password_check(*, password: str, user: User | None = None) -> None:
 
 
 @transaction.atomic
+def language_check(language: str) -> str:
+    """A language of the platform (LANGUAGES) as it is; any other code is refused."""
+    if language not in dict(settings.LANGUAGES):
+        codes = ", ".join(code for code, _name in settings.LANGUAGES)
+        raise ValidationFailed(
+            gettext_lazy("Unknown language; choose one of: %(codes)s.") % {"codes": codes},
+            field="language",
+        )
+    return language
+
+
 def user_create(
     *,
     email: str,
@@ -63,6 +74,7 @@ def user_create(
     name: str | None = None,
     phone: str | None = None,
     user_type: str = UserType.CUSTOMER,
+    language: str = settings.LANGUAGE_CODE,
 ) -> User:
     """Create a user together with the role record its type calls for."""
     is_admin = user_type == UserType.ADMIN
@@ -72,6 +84,7 @@ def user_create(
         name=name,
         phone=phone,
         user_type=user_type,
+        language=language_check(language),
         is_staff=is_admin,
         is_superuser=is_admin,
     )
@@ -86,10 +99,13 @@ def user_register(
     name: str | None = None,
     phone: str | None = None,
     user_type: str = UserType.CUSTOMER,
+    language: str = settings.LANGUAGE_CODE,
 ) -> User:
-    """Self-service sign-up as CUSTOMER or OWNER (ADMIN is refused, D6)."""
+    """Self-service sign-up as CUSTOMER or OWNER (ADMIN is refused, D6); `language` is the
+    language of the user's emails, the sign-up's own by default (the callers')."""
     if user_type == UserType.ADMIN:
         raise PermissionRefused("Administrator accounts cannot be registered.", field="userType")
+    language = language_check(language)
     email = email_normalize(email)
     password_check(password=password, user=User(email=email, name=name))
     if User.objects.filter(email__iexact=email).exists():
@@ -97,7 +113,12 @@ def user_register(
     try:
         with transaction.atomic():
             user = user_create(
-                email=email, password=password, name=name, phone=phone, user_type=user_type
+                email=email,
+                password=password,
+                name=name,
+                phone=phone,
+                user_type=user_type,
+                language=language,
             )
             email_confirmation_send(user=user)
             return user
@@ -184,6 +205,7 @@ def user_update(
     current_password: str | None = None,
     email: str | None = None,
     user_type: str | None = None,
+    language: str | None = None,
     fields: set[str],
     keep_token: AccessToken | None = None,
 ) -> User:
@@ -220,6 +242,8 @@ def user_update(
         resetting_other = acting_admin and by.pk != user.pk
         if not resetting_other and not (current_password and user.check_password(current_password)):
             raise ValidationFailed("The current password is wrong.", field="currentPassword")
+    if "language" in fields and language is not None:
+        user.language = language_check(language)
     for attribute, value in (("name", name), ("phone", phone), ("image", image)):
         if attribute in fields:
             setattr(user, attribute, value)
@@ -269,12 +293,13 @@ def email_confirmation_token(*, user: User) -> str:
 def email_confirmation_send(*, user: User) -> None:
     """Queue the email that asks the user to confirm their address (with the transaction
     of the change that calls for it: a sign-up, a new address)."""
-    path = reverse("accounts:email-confirm", args=[email_confirmation_token(user=user)])
+    url = absolute_url("accounts:email-confirm", email_confirmation_token(user=user))
     email = email_compose(
         to=user.email,
-        subject="Confirm your email address",
+        language=user.language,
+        subject=gettext_lazy("Confirm your email address"),
         template="email_confirmation",
-        context={"name": user.name or user.email, "confirm_url": f"{settings.SITE_URL}{path}"},
+        context={"name": user.name or user.email, "confirm_url": url},
     )
     email_enqueue(email)
 

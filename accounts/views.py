@@ -12,6 +12,8 @@ from django.contrib.auth.views import PasswordResetConfirmView, PasswordResetVie
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
+from django.utils import translation
+from django.utils.translation import gettext as _
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -56,7 +58,7 @@ def register(request: HttpRequest) -> HttpResponse:
         wait = page_request_wait(request, [RegisterAddressThrottle])
         if wait is not None:
             form.is_valid()
-            form.add_error(None, TOO_MANY_ATTEMPTS.format(seconds=wait))
+            form.add_error(None, TOO_MANY_ATTEMPTS % {"seconds": wait})
             status = 429
         elif form.is_valid():
             data = form.cleaned_data
@@ -67,13 +69,17 @@ def register(request: HttpRequest) -> HttpResponse:
                     name=data["name"],
                     phone=data["phone"],
                     user_type=data["user_type"],
+                    # The user's emails speak the language the sign-up page spoke.
+                    language=translation.get_language(),
                 )
             except DomainError as error:
                 add_domain_error(form, error)
                 status = error.status_code
             else:
                 login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-                messages.success(request, f"Welcome, {user.name or user.email}.")
+                messages.success(
+                    request, _("Welcome, %(name)s.") % {"name": user.name or user.email}
+                )
                 return redirect(next_url(request, _home_of(user)))
     context = {"form": form, "next": next_url(request, "")}
     return render(request, "accounts/register.html", context, status=status)
@@ -90,7 +96,7 @@ def login_view(request: HttpRequest) -> HttpResponse:
         wait = page_request_wait(request, LOGIN_THROTTLES)
         if wait is not None:
             form.is_valid()
-            form.add_error(None, TOO_MANY_ATTEMPTS.format(seconds=wait))
+            form.add_error(None, TOO_MANY_ATTEMPTS % {"seconds": wait})
             status = 429
         elif form.is_valid():
             try:
@@ -110,27 +116,39 @@ def login_view(request: HttpRequest) -> HttpResponse:
 def logout_view(request: HttpRequest) -> HttpResponse:
     """End the session (POST only, so that no link or image can sign anyone out)."""
     logout(request)
-    messages.success(request, "You are signed out.")
+    messages.success(request, _("You are signed out."))
     return redirect("home")
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def profile(request: HttpRequest) -> HttpResponse:
-    """Change my name and phone (user_update)."""
+    """Change my name, phone and the language of my emails (user_update)."""
     user = request.user
-    form = ProfileForm(request.POST or None, initial={"name": user.name, "phone": user.phone})
+    form = ProfileForm(
+        request.POST or None,
+        initial={"name": user.name, "phone": user.phone, "language": user.language},
+    )
     status = 200
     if request.method == "POST":
         status = 400
         if form.is_valid():
             try:
-                user_update(user=user, by=user, fields={"name", "phone"}, **form.cleaned_data)
+                data = form.cleaned_data
+                fields = {"name", "phone", *(["language"] if data["language"] else [])}
+                user_update(
+                    user=user,
+                    by=user,
+                    fields=fields,
+                    name=data["name"],
+                    phone=data["phone"],
+                    language=data["language"] or None,
+                )
             except DomainError as error:
                 add_domain_error(form, error)
                 status = error.status_code
             else:
-                messages.success(request, "Profile saved.")
+                messages.success(request, _("Profile saved."))
                 return redirect("accounts:profile")
     return render(request, "accounts/profile.html", {"form": form}, status=status)
 
@@ -161,7 +179,7 @@ def password_change(request: HttpRequest) -> HttpResponse:
                 # Keeps this session signed in; the user's other sessions end, and
                 # user_password_set has revoked every API token of theirs.
                 update_session_auth_hash(request, user)
-                messages.success(request, "Password changed.")
+                messages.success(request, _("Password changed."))
                 return redirect("accounts:profile")
     return render(request, "accounts/password.html", {"form": form}, status=status)
 
@@ -181,7 +199,7 @@ class PasswordForgottenView(PasswordResetView):
             return super().post(request, *args, **kwargs)
         form = self.get_form()
         form.is_valid()
-        form.add_error(None, TOO_MANY_ATTEMPTS.format(seconds=wait))
+        form.add_error(None, TOO_MANY_ATTEMPTS % {"seconds": wait})
         response = self.render_to_response(self.get_context_data(form=form), status=429)
         response["Retry-After"] = str(wait)
         return response
@@ -205,7 +223,7 @@ def email_confirm(request: HttpRequest, token: str) -> HttpResponse:
     except DomainError as error:
         messages.error(request, error.detail)
     else:
-        messages.success(request, "Your email address is confirmed.")
+        messages.success(request, _("Your email address is confirmed."))
     return redirect("accounts:profile" if request.user.is_authenticated else "accounts:login")
 
 
@@ -215,8 +233,12 @@ def email_confirmation_again(request: HttpRequest) -> HttpResponse:
     """Send my confirmation link again (counted against the sign-in limits of my address)."""
     wait = page_request_wait(request, [LoginAddressThrottle])
     if wait is not None:
-        messages.error(request, TOO_MANY_ATTEMPTS.format(seconds=wait))
+        messages.error(request, TOO_MANY_ATTEMPTS % {"seconds": wait})
     elif request.user.email_verified is None:
         email_confirmation_send(user=request.user)
-        messages.success(request, f"A new confirmation link is on its way to {request.user.email}.")
+        messages.success(
+            request,
+            _("A new confirmation link is on its way to %(email)s.")
+            % {"email": request.user.email},
+        )
     return redirect("accounts:profile")

@@ -1,6 +1,7 @@
 """Forms of the website's visit pages; appointments.services checks every rule (D10)."""
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from appointments.models import (
     DEFAULT_DURATION_MINUTES,
@@ -14,7 +15,7 @@ DATE_FORMAT = "%Y-%m-%dT%H:%M"
 def _date_field() -> forms.DateTimeField:
     # Times are UTC like every timestamp of the platform (D3); the label says so.
     return forms.DateTimeField(
-        label="Date and time (UTC)",
+        label=_("Date and time (UTC)"),
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATE_FORMAT),
     )
 
@@ -22,7 +23,7 @@ def _date_field() -> forms.DateTimeField:
 def _duration_field() -> forms.IntegerField:
     # The browser's hints come from the service's bounds; the service itself refuses others.
     return forms.IntegerField(
-        label="Duration (minutes)",
+        label=_("Duration (minutes)"),
         initial=DEFAULT_DURATION_MINUTES,
         widget=forms.NumberInput(
             attrs={"min": MIN_DURATION_MINUTES, "max": MAX_DURATION_MINUTES, "step": 15}
@@ -36,7 +37,7 @@ class VisitRequestForm(forms.Form):
     date = _date_field()
     duration = _duration_field()
     notes = forms.CharField(
-        label="Message to the owner (optional)",
+        label=_("Message to the owner (optional)"),
         required=False,
         max_length=2000,
         empty_value=None,

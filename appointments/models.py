@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Admin, Owner
 from config.models import TimestampedModel
@@ -14,10 +15,10 @@ DEFAULT_DURATION_MINUTES = 30
 
 
 class AppointmentStatus(models.TextChoices):
-    PENDING = "PENDING", "Pending"
-    CONFIRMED = "CONFIRMED", "Confirmed"
-    CANCELLED = "CANCELLED", "Cancelled"
-    COMPLETED = "COMPLETED", "Completed"
+    PENDING = "PENDING", _("Pending")
+    CONFIRMED = "CONFIRMED", _("Confirmed")
+    CANCELLED = "CANCELLED", _("Cancelled")
+    COMPLETED = "COMPLETED", _("Completed")
 
 
 class Appointment(TimestampedModel):

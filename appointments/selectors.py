@@ -30,6 +30,7 @@ def appointment_list_loading(appointments: QuerySet[Appointment]) -> QuerySet[Ap
         "admin_id",
         "property__id",
         "property__title",
+        "property__slug",
         "property__kind",
         "user__id",
         "user__name",

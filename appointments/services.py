@@ -11,6 +11,8 @@ import datetime
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy
 
 from accounts.models import Admin, Owner, User, UserType
 from accounts.services import admin_profile_ensure
@@ -99,12 +101,21 @@ def _visits_page_url(*, appointment: Appointment, user: User) -> str:
     return absolute_url(name)
 
 
-def _email(*, user: User, appointment: Appointment, title: str, template: str) -> None:
+# The subjects of the visit emails, in the recipient's language (email_compose).
+EMAIL_SUBJECTS = {
+    "visit_requested": gettext_lazy("New visit request: {title}"),
+    "visit_confirmed": gettext_lazy("Visit confirmed: {title}"),
+    "visit_cancelled": gettext_lazy("Visit cancelled: {title}"),
+    "visit_rescheduled": gettext_lazy("Visit rescheduled: {title}"),
+}
+
+
+def _email(*, user: User, appointment: Appointment, template: str) -> None:
     """Queue the email of a visit change to `user` (topic visits), when they may get it."""
     user_email_send(
         user=user,
         topic=EmailTopic.VISITS,
-        subject=f"{title}: {appointment.property.title}",
+        subject=format_lazy(EMAIL_SUBJECTS[template], title=appointment.property.title),
         template=template,
         context={
             "listing_title": appointment.property.title,
@@ -133,7 +144,7 @@ def _notify(
         message=message,
     )
     if email_template is not None:
-        _email(user=user, appointment=appointment, title=title, template=email_template)
+        _email(user=user, appointment=appointment, template=email_template)
 
 
 def _notify_other_parties(

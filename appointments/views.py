@@ -10,6 +10,8 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from appointments import services
@@ -19,6 +21,7 @@ from appointments.rules import APPOINTMENT_MOVES, CUSTOMER, OWNER, RESCHEDULABLE
 from appointments.selectors import appointment_list_loading, appointment_visible_to
 from config.errors import DomainError
 from config.website import add_domain_error, next_url, owner_required
+from listings.models import listing_url
 from listings.views import listing_page, visible_listing
 
 # The website's action names and the service that makes each move.
@@ -29,6 +32,12 @@ MOVES = {
 }
 # The status each action leads to, to offer only the moves the state machine allows.
 ACTION_STATUS = {"confirm": "CONFIRMED", "cancel": "CANCELLED", "complete": "COMPLETED"}
+# What each action says once done.
+ACTION_DONE = {
+    "confirm": gettext_lazy("Visit confirmed."),
+    "cancel": gettext_lazy("Visit cancelled."),
+    "complete": gettext_lazy("Visit completed."),
+}
 
 
 def visit_actions(appointment: Appointment, role: str) -> list[str]:
@@ -45,9 +54,8 @@ def visit_actions(appointment: Appointment, role: str) -> list[str]:
 @require_POST
 def request_visit(request: HttpRequest, pk: str) -> HttpResponse:
     """Book a visit of a listing (appointment_book); errors show on the listing's page."""
-    listing_url = reverse("listings:detail", args=[pk])
     if not request.user.is_authenticated:
-        return redirect_to_login(listing_url)
+        return redirect_to_login(listing_url(pk=pk))
     listing = visible_listing(request, pk, detail=True)
     form = VisitRequestForm(request.POST)
     if not form.is_valid():
@@ -57,7 +65,7 @@ def request_visit(request: HttpRequest, pk: str) -> HttpResponse:
     except DomainError as error:
         add_domain_error(form, error)
         return listing_page(request, listing, visit_form=form, status=error.status_code)
-    messages.success(request, "Visit requested. The owner will confirm it.")
+    messages.success(request, _("Visit requested. The owner will confirm it."))
     return redirect("appointments:mine")
 
 
@@ -102,7 +110,7 @@ def move(request: HttpRequest, pk: str, action: str) -> HttpResponse:
     except DomainError as error:
         messages.error(request, error.detail)
     else:
-        messages.success(request, f"Visit {ACTION_STATUS[action].lower()}.")
+        messages.success(request, str(ACTION_DONE[action]))
     return redirect(next_url(request, reverse("appointments:mine")))
 
 
@@ -125,7 +133,7 @@ def reschedule(request: HttpRequest, pk: str) -> HttpResponse:
                 add_domain_error(form, error)
                 status = error.status_code
             else:
-                messages.success(request, "Visit moved. It waits for confirmation again.")
+                messages.success(request, _("Visit moved. It waits for confirmation again."))
                 return redirect(next_url(request, reverse("appointments:mine")))
     context = {"form": form, "visit": visit, "next": next_url(request, "")}
     return render(request, "appointments/reschedule.html", context, status=status)

@@ -35,7 +35,7 @@ class AdminLoginForm(AdminAuthenticationForm):
         self.retry_after = page_request_wait(self.request, LOGIN_THROTTLES, data=email)
         if self.retry_after is not None:
             raise ValidationError(
-                TOO_MANY_ATTEMPTS.format(seconds=self.retry_after), code="throttled"
+                TOO_MANY_ATTEMPTS % {"seconds": self.retry_after}, code="throttled"
             )
         return super().clean()
 

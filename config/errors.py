@@ -7,13 +7,16 @@ with (config.api.exceptions), as a plain number: the domain knows nothing of the
 
 from http import HTTPStatus
 
+from django.utils.translation import gettext_lazy as _
+
 
 class DomainError(Exception):
     """A business rule refused an operation; `code` is stable and documented."""
 
     status_code = HTTPStatus.BAD_REQUEST.value
     code = "validation_error"
-    title = "Invalid request"
+    # Titles follow the request's language (Accept-Language under /api/); codes never do.
+    title = _("Invalid request")
     # Code of the entry in `errors` when the error names a field; defaults to `code`.
     field_code: str | None = None
 
@@ -34,13 +37,13 @@ class ValidationFailed(DomainError):
 class PermissionRefused(DomainError):
     status_code = HTTPStatus.FORBIDDEN.value
     code = "permission_denied"
-    title = "Permission denied"
+    title = _("Permission denied")
 
 
 class NotFound(DomainError):
     status_code = HTTPStatus.NOT_FOUND.value
     code = "not_found"
-    title = "Not found"
+    title = _("Not found")
 
 
 class Conflict(DomainError):
@@ -48,7 +51,7 @@ class Conflict(DomainError):
 
     status_code = HTTPStatus.CONFLICT.value
     code = "conflict"
-    title = "Conflict"
+    title = _("Conflict")
 
 
 class InvalidTransition(DomainError):
@@ -56,7 +59,7 @@ class InvalidTransition(DomainError):
 
     status_code = HTTPStatus.CONFLICT.value
     code = "invalid_transition"
-    title = "Invalid status transition"
+    title = _("Invalid status transition")
 
 
 class InvalidCredentials(DomainError):
@@ -64,4 +67,4 @@ class InvalidCredentials(DomainError):
 
     status_code = HTTPStatus.UNAUTHORIZED.value
     code = "invalid_credentials"
-    title = "Invalid credentials"
+    title = _("Invalid credentials")

@@ -1,6 +1,8 @@
-"""Root URL configuration: website at /, admin at /admin/, API at /api/, health at /healthz."""
+"""Root URL configuration: the website under /en/ and /es/, admin at /admin/, API at /api/,
+health at /healthz."""
 
 from django.conf import settings
+from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.urls import include, path
 
@@ -9,18 +11,26 @@ from listings import views as listing_views
 from media_app.views import media_serve
 
 urlpatterns = [
-    path("", listing_views.search, name="home"),
     path("admin/", admin.site.urls),
     path("api/", include("config.api.urls")),
     path("healthz", views.healthz, name="healthz"),
-    # The website (docs/website.md): each app's pages, all calling the API's services.
+    # robots.txt and the sitemap, at the root whatever the language (config.seo).
+    path("", include("config.seo_urls")),
+]
+
+# The website (docs/website.md): each app's pages, all calling the API's services, under the
+# language's prefix (/en/, /es/). `/` and any unprefixed page redirect to the prefix of the
+# visitor's language (LocaleMiddleware, from Accept-Language).
+urlpatterns += i18n_patterns(
+    path("", listing_views.search, name="home"),
     path("", include("accounts.site_urls")),
     path("", include("listings.site_urls")),
     path("", include("media_app.site_urls")),
     path("", include("favorites.site_urls")),
     path("", include("appointments.site_urls")),
     path("", include("notifications.site_urls")),
-]
+    prefix_default_language=True,
+)
 
 # Error pages in the site's style; under /api/ they answer problem documents like the API.
 handler400 = "config.website.bad_request"

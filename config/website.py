@@ -17,15 +17,18 @@ from django.http import HttpRequest, HttpResponse, HttpResponseServerError
 from django.shortcuts import render
 from django.template import loader
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext_lazy
 from django.views import defaults
 
 from accounts.models import UserType
 from config.errors import DomainError
 from config.uploads import FileTooLarge
 
-OWNERS_ONLY = "The owner area is for owner accounts. Register as an owner to list a property."
+OWNERS_ONLY = gettext_lazy(
+    "The owner area is for owner accounts. Register as an owner to list a property."
+)
 # A sign-in or sign-up form over its rate limit (config.api.throttling.page_request_wait).
-TOO_MANY_ATTEMPTS = "Too many attempts. Try again in {seconds} seconds."
+TOO_MANY_ATTEMPTS = gettext_lazy("Too many attempts. Try again in %(seconds)s seconds.")
 
 _CAMEL_HUMP = re.compile(r"(?<!^)(?=[A-Z])")
 

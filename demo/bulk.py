@@ -79,6 +79,7 @@ PROPERTY_FIELDS = (
     "category",
     "kind",
     "bedrooms",
+    "slug",
 )
 RECORD_TABLE_FIELDS = ("id", "property", "kind", *RECORD_FIELDS, "created_at", "updated_at")
 IMAGE_FIELDS = (

@@ -31,6 +31,7 @@ from demo.catalog import (
 )
 from demo.photos import CONTENT_TYPE
 from demo.plan import BulkPlan
+from listings.models import listing_slug
 
 LISTING_AGE = datetime.timedelta(days=730)
 POOL_PHOTO_TITLES = ("Front view", "Street view", "Surroundings", "Evening view", "Aerial view")
@@ -94,12 +95,13 @@ class BulkListingGenerator:
             plan.now - datetime.timedelta(seconds=rng.random() * self.age_seconds)
         )
         property_id = new_id()
+        title = listing_title(rng=rng, kind=kind, town=town, values=values, area=area)
         batch.properties.append(
             (
                 property_id,
                 created_at,
                 created_at,
-                listing_title(rng=rng, kind=kind, town=town, values=values, area=area),
+                title,
                 listing_description(
                     rng=rng,
                     kind=kind,
@@ -122,6 +124,7 @@ class BulkListingGenerator:
                 plan.category_ids[KIND_CATEGORY[kind]],
                 kind,
                 values.get("bedrooms"),
+                listing_slug(title=title, kind=kind),
             )
         )
         batch.records.append(

@@ -27,7 +27,7 @@ def favorite_loading(favorites: QuerySet[Favorite]) -> QuerySet[Favorite]:
     # thumbnails: the website's favorites page shows the cover's 400 px copy.
     photos = photos.only("id", "file", "thumbnails", "property_id")
     columns = ("id", "created_at", "user_id")
-    listing_columns = ("id", "title", "kind", "price", "transaction_type", "status")
+    listing_columns = ("id", "title", "slug", "kind", "price", "transaction_type", "status")
     return (
         favorites.select_related("property")
         .only(*columns, *(f"property__{name}" for name in listing_columns))

@@ -5,13 +5,14 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from config.errors import Conflict, DomainError, NotFound
 from config.website import next_url
 from favorites.selectors import favorite_list
 from favorites.services import favorite_add, favorite_remove_for
+from listings.models import listing_url
 from listings.views import visible_listing
 
 
@@ -29,10 +30,10 @@ def toggle(request: HttpRequest, pk: str) -> HttpResponse:
 
     The wanted state is sent, not flipped, so a double submission does what the page said.
     """
-    back = next_url(request, reverse("listings:detail", args=[pk]))
     if not request.user.is_authenticated:
-        return redirect_to_login(reverse("listings:detail", args=[pk]))
+        return redirect_to_login(listing_url(pk=pk))
     listing = visible_listing(request, pk)
+    back = next_url(request, listing.get_absolute_url())
     wanted = request.POST.get("favorite") == "on"
     try:
         if wanted:
@@ -46,7 +47,11 @@ def toggle(request: HttpRequest, pk: str) -> HttpResponse:
         messages.error(request, error.detail)
         return redirect(back)
     if wanted:
-        messages.success(request, f"“{listing.title}” saved to your favorites.")
+        messages.success(
+            request, _("“%(title)s” saved to your favorites.") % {"title": listing.title}
+        )
     else:
-        messages.success(request, f"“{listing.title}” removed from your favorites.")
+        messages.success(
+            request, _("“%(title)s” removed from your favorites.") % {"title": listing.title}
+        )
     return redirect(back)

@@ -14,17 +14,26 @@ is never served: no reader sees a listing older than the last committed write it
 have seen. The cache is on only where every process shares it (Redis; settings), since a
 per-process cache could not be told of another process's writes.
 
+A read served by a read replica (config.routers) may be behind the primary by up to
+DATABASE_REPLICA_MAX_LAG_SECONDS, and so behind the generation it is kept under: such an
+entry is kept no longer than that bound. What the cache serves is then behind the
+primary by at most the bound twice over (plus the replicas' check interval), where it
+would otherwise be for as long as the entry lives.
+
 A hit costs one round trip to the cache (the generation and the entry together); a miss
 adds the write of the entry.
 """
 
 import hashlib
+import math
 import secrets
 from collections.abc import Callable
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
+from django.db import DEFAULT_DB_ALIAS, transaction
+
+from config.routers import read_database
 
 GENERATION_KEY = "listings:public-reads:generation"
 
@@ -65,5 +74,8 @@ def public_read[Value](what: object, read: Callable[[], Value]) -> Value:
     if entry is not None and entry[0] == generation:
         return entry[1]
     value = read()
-    cache.set(key, (generation, value), timeout=settings.PUBLIC_READ_CACHE_SECONDS)
+    timeout = settings.PUBLIC_READ_CACHE_SECONDS
+    if read_database() != DEFAULT_DB_ALIAS:
+        timeout = min(timeout, math.ceil(settings.DATABASE_REPLICA_MAX_LAG_SECONDS))
+    cache.set(key, (generation, value), timeout=timeout)
     return value

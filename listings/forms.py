@@ -11,6 +11,7 @@ from decimal import Decimal
 
 from django import forms
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from listings.models import (
     KIND_FIELDS,
@@ -25,33 +26,33 @@ from listings.search.params import SORTS
 
 # Labels of the search form, in the order the form shows them; the names are the API's.
 SEARCH_LABELS = {
-    "q": "Keywords",
-    "type": "Type",
-    "transactionType": "Sale or rent",
-    "municipality": "Municipality",
-    "minPrice": "Minimum price",
-    "maxPrice": "Maximum price",
-    "minArea": "Minimum area (m²)",
-    "maxArea": "Maximum area (m²)",
-    "minBedrooms": "Minimum bedrooms",
-    "sort": "Sort by",
+    "q": _("Keywords"),
+    "type": _("Type"),
+    "transactionType": _("Sale or rent"),
+    "municipality": _("Municipality"),
+    "minPrice": _("Minimum price"),
+    "maxPrice": _("Maximum price"),
+    "minArea": _("Minimum area (m²)"),
+    "maxArea": _("Maximum area (m²)"),
+    "minBedrooms": _("Minimum bedrooms"),
+    "sort": _("Sort by"),
 }
 # Parameters the form does not show but keeps when it is sent again (set by the map or a link).
 SEARCH_KEPT = ("bbox", "polygon", "lat", "lng", "radiusKm", "categoryId", "ownerId", "status")
 SORT_LABELS = {
-    "-createdAt": "Newest first",
-    "createdAt": "Oldest first",
-    "price": "Price, lowest first",
-    "-price": "Price, highest first",
-    "area": "Area, smallest first",
-    "-area": "Area, largest first",
+    "-createdAt": _("Newest first"),
+    "createdAt": _("Oldest first"),
+    "price": _("Price, lowest first"),
+    "-price": _("Price, highest first"),
+    "area": _("Area, smallest first"),
+    "-area": _("Area, largest first"),
 }
-TRANSACTION_LABELS = {TransactionType.SALE: "For sale", TransactionType.RENT: "For rent"}
+TRANSACTION_LABELS = {TransactionType.SALE: _("For sale"), TransactionType.RENT: _("For rent")}
 # The choice fields' first choice, "no filter", and their labelled choices.
 CHOICES = {
-    "type": ("Any type", PropertyType.choices),
-    "transactionType": ("Sale or rent", list(TRANSACTION_LABELS.items())),
-    "sort": ("Best match", [(key, SORT_LABELS[key]) for key in SORTS]),
+    "type": (_("Any type"), PropertyType.choices),
+    "transactionType": (_("Sale or rent"), list(TRANSACTION_LABELS.items())),
+    "sort": (_("Best match"), [(key, SORT_LABELS[key]) for key in SORTS]),
 }
 NUMBER_INPUTS = ("minPrice", "maxPrice", "minArea", "maxArea", "minBedrooms")
 
@@ -128,33 +129,33 @@ class PropertyForm(forms.ModelForm):
     """Step 1 of a listing, and its edit form: the fields every kind of property shares."""
 
     category = forms.ModelChoiceField(
-        queryset=PropertyCategory.objects.order_by("name", "id"), empty_label="Choose a category"
+        queryset=PropertyCategory.objects.order_by("name", "id"), empty_label=_("Choose a category")
     )
     # The ranges of D3, held by the model's check constraints; stated on the fields (like the
     # API's serializer does) so that a person reads "at most 90" rather than a constraint name.
     price = forms.DecimalField(
-        label="Price", max_digits=14, decimal_places=2, min_value=0, widget=_number("0.01")
+        label=_("Price"), max_digits=14, decimal_places=2, min_value=0, widget=_number("0.01")
     )
     area = forms.DecimalField(
-        label="Area (m²)",
+        label=_("Area (m²)"),
         max_digits=12,
         decimal_places=2,
         min_value=Decimal("0.01"),
         widget=_number("0.01"),
     )
     latitude = forms.FloatField(
-        label="Latitude",
+        label=_("Latitude"),
         min_value=-90,
         max_value=90,
         widget=_number("any"),
-        help_text="Decimal degrees, -90 to 90.",
+        help_text=_("Decimal degrees, -90 to 90."),
     )
     longitude = forms.FloatField(
-        label="Longitude",
+        label=_("Longitude"),
         min_value=-180,
         max_value=180,
         widget=_number("any"),
-        help_text="Decimal degrees, -180 to 180.",
+        help_text=_("Decimal degrees, -180 to 180."),
     )
 
     class Meta:
@@ -171,7 +172,7 @@ class PropertyForm(forms.ModelForm):
             "latitude",
             "longitude",
         ]
-        labels = {"transaction_type": "Sale or rent"}
+        labels = {"transaction_type": _("Sale or rent")}
         widgets = {
             "description": forms.Textarea(attrs={"rows": 6}),
             "transaction_type": forms.RadioSelect,
@@ -188,7 +189,7 @@ class PropertyForm(forms.ModelForm):
 
 
 # "True"/"False" as str() writes them, so that a saved record's facts show as selected.
-YES_NO = [("True", "Yes"), ("False", "No")]
+YES_NO = [("True", _("Yes")), ("False", _("No"))]
 
 
 def _record_field(model_field, **kwargs) -> forms.Field:
@@ -220,5 +221,7 @@ class KindForm(forms.Form):
     """Step 2 starts by choosing which kind of property the listing is."""
 
     kind = forms.ChoiceField(
-        label="What kind of property is it?", choices=PropertyType.choices, widget=forms.RadioSelect
+        label=_("What kind of property is it?"),
+        choices=PropertyType.choices,
+        widget=forms.RadioSelect,
     )

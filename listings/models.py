@@ -6,55 +6,59 @@ from django.db import models
 from django.db.models import F, OrderBy, Q
 from django.db.models.functions import Length, Lower
 from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
+from django.urls import reverse
+from django.utils.text import slugify
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Owner
 from config.ids import ID_LENGTH
 from config.models import IdField, TimestampedModel
+from listings.text import folded
 
 
 class TransactionType(models.TextChoices):
-    RENT = "RENT", "Rent"
-    SALE = "SALE", "Sale"
+    RENT = "RENT", _("Rent")
+    SALE = "SALE", _("Sale")
 
 
 class PropertyStatus(models.TextChoices):
-    AVAILABLE = "AVAILABLE", "Available"
-    SOLD = "SOLD", "Sold"
-    RENTED = "RENTED", "Rented"
-    PENDING = "PENDING", "Pending"
-    SUSPENDED = "SUSPENDED", "Suspended"
+    AVAILABLE = "AVAILABLE", _("Available")
+    SOLD = "SOLD", _("Sold")
+    RENTED = "RENTED", _("Rented")
+    PENDING = "PENDING", _("Pending")
+    SUSPENDED = "SUSPENDED", _("Suspended")
 
 
 class PropertyType(models.TextChoices):
     """The kind of a type-specific record, and so of its property (decisions D9)."""
 
-    HOUSE = "house", "House"
-    APARTMENT = "apartment", "Apartment"
-    LAND = "land", "Land"
-    OFFICE = "office", "Office"
-    COMMERCIAL = "commercial", "Commercial premises"
-    HOTEL = "hotel", "Hotel"
-    DEVELOPMENT = "development", "Development project"
+    HOUSE = "house", _("House")
+    APARTMENT = "apartment", _("Apartment")
+    LAND = "land", _("Land")
+    OFFICE = "office", _("Office")
+    COMMERCIAL = "commercial", _("Commercial premises")
+    HOTEL = "hotel", _("Hotel")
+    DEVELOPMENT = "development", _("Development project")
 
 
 class LandType(models.TextChoices):
-    BUILDABLE = "BUILDABLE", "Buildable"
-    AGRICULTURAL = "AGRICULTURAL", "Agricultural"
-    FOREST = "FOREST", "Forest"
-    INDUSTRIAL = "INDUSTRIAL", "Industrial"
-    RECREATIONAL = "RECREATIONAL", "Recreational"
-    OTHER = "OTHER", "Other"
+    BUILDABLE = "BUILDABLE", _("Buildable")
+    AGRICULTURAL = "AGRICULTURAL", _("Agricultural")
+    FOREST = "FOREST", _("Forest")
+    INDUSTRIAL = "INDUSTRIAL", _("Industrial")
+    RECREATIONAL = "RECREATIONAL", _("Recreational")
+    OTHER = "OTHER", _("Other")
 
 
 class ActivityType(models.TextChoices):
-    RESIDENTIAL = "RESIDENTIAL", "Residential"
-    COMMERCIAL = "COMMERCIAL", "Commercial"
-    RETAIL = "RETAIL", "Retail"
-    OFFICE = "OFFICE", "Office"
-    INDUSTRIAL = "INDUSTRIAL", "Industrial"
-    HOSPITALITY = "HOSPITALITY", "Hospitality"
-    MIXED_USE = "MIXED_USE", "Mixed use"
-    OTHER = "OTHER", "Other"
+    RESIDENTIAL = "RESIDENTIAL", _("Residential")
+    COMMERCIAL = "COMMERCIAL", _("Commercial")
+    RETAIL = "RETAIL", _("Retail")
+    OFFICE = "OFFICE", _("Office")
+    INDUSTRIAL = "INDUSTRIAL", _("Industrial")
+    HOSPITALITY = "HOSPITALITY", _("Hospitality")
+    MIXED_USE = "MIXED_USE", _("Mixed use")
+    OTHER = "OTHER", _("Other")
 
 
 class PropertyCategory(TimestampedModel):
@@ -65,7 +69,7 @@ class PropertyCategory(TimestampedModel):
 
     class Meta:
         ordering = ["name", "id"]
-        verbose_name_plural = "property categories"
+        verbose_name_plural = _("property categories")
 
     def __str__(self) -> str:
         return self.name
@@ -137,6 +141,37 @@ class SearchDocument(SearchVector):
         return self.as_sql(compiler, connection, template="LOWER(%(expressions)s)")
 
 
+# A slug keeps whole words up to this many characters (the column holds a few more).
+SLUG_LENGTH = 80
+# Path segments that follow a listing's id in other routes (favorites' and visits' POST
+# routes, /listings/<id>/favorite/ and /visit/): a slug never equals one of them.
+RESERVED_SLUGS = frozenset({"favorite", "visit"})
+
+
+def listing_slug(*, title: str, kind: str | None) -> str:
+    """The readable part of a listing's address: its title in lower-case ASCII words joined
+    by hyphens, accents folded ("Ático en Málaga" is "atico-en-malaga"), at most SLUG_LENGTH
+    characters cut between words. A title without a Latin letter or digit gives the kind
+    ("house", "commercial-premises"), else "listing"."""
+    slug = slugify(folded(title))
+    if len(slug) > SLUG_LENGTH:
+        slug = slug[: SLUG_LENGTH + 1].rsplit("-", 1)[0].strip("-") or slug[:SLUG_LENGTH]
+    if not slug:
+        slug = slugify(PropertyType(kind).label) if kind else "listing"
+    if slug in RESERVED_SLUGS:
+        slug = f"{slug}-listing"
+    return slug
+
+
+def listing_url(*, pk: str, slug: str | None = None) -> str:
+    """The path of a listing's page, the one place that builds it: the canonical address
+    `listings:detail` with its slug, or without one (a visitor who must log in first, whose
+    listing is not read) the short address, which answers 301 to the canonical one."""
+    if slug is None:
+        return reverse("listings:short", kwargs={"pk": pk})
+    return reverse("listings:detail", kwargs={"pk": pk, "slug": slug})
+
+
 class Property(TimestampedModel):
     """A listing for sale or rent with the fields every kind of property shares.
 
@@ -168,6 +203,10 @@ class Property(TimestampedModel):
     )
     # A copy of type_record.bedrooms, kept the same way: minBedrooms then needs no join.
     bedrooms = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    # listing_slug(title, kind), written by the services that change either, in their
+    # transaction: the page's canonical address and the sitemap read it as it is, without
+    # computing it again for each of a million listings (docs/website.md).
+    slug = models.SlugField(max_length=100, db_index=False, editable=False)
     # Stored once per write instead of parsed again for every match of every search: `q`
     # filters with its GIN index and ranks with it (docs/performance.md).
     search_document = models.GeneratedField(
@@ -177,7 +216,7 @@ class Property(TimestampedModel):
     )
 
     class Meta:
-        verbose_name_plural = "properties"
+        verbose_name_plural = _("properties")
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(
@@ -321,10 +360,23 @@ class Property(TimestampedModel):
                 "price",
                 name="listings_prop_pub_cat_kind_idx",
             ),
+            # The sitemap (listings.sitemap): public listings in id order with what their
+            # <url> entry says, read from the index alone, a part's range sought by id.
+            models.Index(
+                "id",
+                "slug",
+                "updated_at",
+                name="listings_prop_pub_sitemap_idx",
+                condition=PUBLIC_LISTING,
+            ),
         ]
 
     def __str__(self) -> str:
         return self.title
+
+    def get_absolute_url(self) -> str:
+        """The listing's canonical page (listing_url)."""
+        return listing_url(pk=self.pk, slug=self.slug)
 
     @property
     def type(self) -> str | None:
@@ -333,6 +385,17 @@ class Property(TimestampedModel):
             return self.type_record.kind
         except TypeSpecificRecord.DoesNotExist:
             return None
+
+
+class DeletedListing(models.Model):
+    """The id of a listing deleted with property_delete, kept so that its address answers
+    410 Gone (search engines drop it at once) instead of 404; nothing else of it is kept."""
+
+    id = models.CharField(primary_key=True, max_length=25)
+    deleted_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.id
 
 
 class PublicListingGroup(models.Model):
@@ -692,7 +755,7 @@ class Commercial(TypeSpecificRecord):
 
     class Meta:
         proxy = True
-        verbose_name_plural = "commercial premises"
+        verbose_name_plural = _("commercial premises")
 
 
 class Hotels(TypeSpecificRecord):
@@ -703,7 +766,7 @@ class Hotels(TypeSpecificRecord):
 
     class Meta:
         proxy = True
-        verbose_name = "hotel"
+        verbose_name = _("hotel")
 
 
 class Development(TypeSpecificRecord):

@@ -14,6 +14,7 @@ from listings.models import (
     HIDDEN_STATUSES,
     PUBLIC_LISTING,
     RECORD_FIELDS,
+    DeletedListing,
     PriceChange,
     Property,
     PropertyRow,
@@ -50,6 +51,27 @@ def property_visible_to(*, viewer: User) -> QuerySet[Property]:
     if viewer_sees_only_public(viewer):
         return _public_listings().all()
     return Property.objects.filter(visible_listing(viewer))
+
+
+def public_listing_count() -> int:
+    """How many listings anyone may see (the sitemap's size): counted from the sitemap's
+    partial index alone on PostgreSQL."""
+    return _public_listings().count()
+
+
+def public_listing_addresses(
+    *, offset: int, limit: int
+) -> list[tuple[str, str, datetime.datetime]]:
+    """(id, slug, updated_at) of public listings in id order, `limit` of them from `offset`:
+    what a sitemap part writes. Read from the partial index listings_prop_pub_sitemap_idx
+    alone (its key holds all three), so a deep offset skips index entries, not rows."""
+    rows = _public_listings().order_by("id").values_list("id", "slug", "updated_at")
+    return list(rows[offset : offset + limit])
+
+
+def listing_was_deleted(*, pk: str) -> bool:
+    """True when a listing of this id was deleted (its page answers 410 Gone)."""
+    return DeletedListing.objects.filter(pk=pk).exists()
 
 
 def _ordered_images() -> QuerySet[Image]:

@@ -4,6 +4,8 @@ from decimal import Decimal
 
 from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy
 
 from accounts.models import Owner, User, UserType
 from config.errors import (
@@ -16,12 +18,14 @@ from config.json import json_value
 from listings.cache import public_reads_changed
 from listings.models import (
     KIND_FIELDS,
+    DeletedListing,
     ModerationLog,
     PriceChange,
     Property,
     PropertyCategory,
     PropertyStatus,
     TypeSpecificRecord,
+    listing_slug,
 )
 from listings.representations import property_representation
 from listings.rules import ADMIN, OWNER, PROPERTY_MOVES, allowed_next_statuses
@@ -197,6 +201,7 @@ def property_create(
         owner=_owner_for_new_listing(by=by, owner=owner),
         category=category,
         title=title,
+        slug=listing_slug(title=title, kind=None),
         description=description,
         price=price,
         latitude=latitude,
@@ -267,6 +272,8 @@ def property_update(
         if getattr(listing, name) != value:
             setattr(listing, name, value)
             changed = True
+    if changed:
+        listing.slug = listing_slug(title=listing.title, kind=listing.kind)
     if category is not None and category.pk != listing.category_id:
         listing.category = category
         changed = True
@@ -364,9 +371,7 @@ def _notify_owner_of_moderation(*, listing: Property, previous: str, reason: str
             title="Listing approved",
             message=f"Your listing “{listing.title}” was approved and is now public.",
         )
-        _email_owner_of_moderation(
-            listing=listing, title="Listing approved", template="listing_approved"
-        )
+        _email_owner_of_moderation(listing=listing, template="listing_approved")
     elif listing.status == PropertyStatus.SUSPENDED:
         because = f"Reason: {reason}" if reason else "No reason was given."
         notification_send(
@@ -376,21 +381,26 @@ def _notify_owner_of_moderation(*, listing: Property, previous: str, reason: str
             title="Listing suspended",
             message=f"Your listing “{listing.title}” was suspended and is hidden. {because}",
         )
-        _email_owner_of_moderation(
-            listing=listing, title="Listing suspended", template="listing_suspended", reason=reason
-        )
+        _email_owner_of_moderation(listing=listing, template="listing_suspended", reason=reason)
+
+
+# The subjects of the moderation emails, in the owner's language (email_compose).
+MODERATION_SUBJECTS = {
+    "listing_approved": gettext_lazy("Listing approved: {title}"),
+    "listing_suspended": gettext_lazy("Listing suspended: {title}"),
+}
 
 
 def _email_owner_of_moderation(
-    *, listing: Property, title: str, template: str, reason: str | None = None
+    *, listing: Property, template: str, reason: str | None = None
 ) -> None:
     """Queue the email of a moderation decision to the listing's owner, when they may get it;
     it links the listing's page, which its owner sees even while it is hidden."""
-    url = absolute_url("listings:detail", listing.pk)
+    url = absolute_url("listings:detail", listing.pk, listing.slug)
     user_email_send(
         user=listing.owner.user,
         topic=EmailTopic.LISTINGS,
-        subject=f"{title}: {listing.title}",
+        subject=format_lazy(MODERATION_SUBJECTS[template], title=listing.title),
         template=template,
         context={"listing_title": listing.title, "listing_url": url, "reason": reason or ""},
     )
@@ -400,25 +410,32 @@ def _email_owner_of_moderation(
 def property_delete(*, property: Property, by: User) -> None:
     """Delete a listing and everything on it (D14); its media files go after the commit.
 
-    The property.deleted event carries the listing as it was.
+    The property.deleted event carries the listing as it was; its id is kept as a
+    DeletedListing, so its page answers 410 Gone.
     """
     _require_manager(property=property, by=by)
     # The file names are read (under the listing's lock) before the rows cascade away.
     files = media_files_for_deletion(properties=Property.objects.filter(pk=property.pk))
     _record_event(EventType.PROPERTY_DELETED, property)
+    # Its page answers 410 Gone from now on (listings.views.detail).
+    DeletedListing.objects.get_or_create(pk=property.pk)
     property.delete()
     media_files_delete_on_commit(files)
 
 
 def _copy_record_facts(listing: Property, record: TypeSpecificRecord | None) -> None:
-    """Keep the listing's copies of its record's kind and bedrooms (None without a record).
+    """Keep the listing's copies of its record's kind and bedrooms (None without a record),
+    and its slug, which may come from the kind.
 
     The `type` and `minBedrooms` filters read them from the listing, without a join; they
     are written here, in the record's transaction, and nowhere else.
     """
+    kind = record.kind if record else None
     copies = {
-        "kind": record.kind if record else None,
+        "kind": kind,
         "bedrooms": record.bedrooms if record else None,
+        # A title without a Latin letter takes its slug from the kind.
+        "slug": listing_slug(title=listing.title, kind=kind),
     }
     if all(getattr(listing, name) == value for name, value in copies.items()):
         return

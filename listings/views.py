@@ -11,24 +11,32 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from appointments.forms import VisitRequestForm
 from config.api.throttling import REQUEST_THROTTLES, page_request_wait
 from config.errors import DomainError
+from config.routers import replica_reads
 from config.website import add_domain_error, owner_required
 from favorites.selectors import favorite_visible_to
-from listings import selectors, services, statistics
+from listings import selectors, seo, services, statistics
 from listings.forms import (
     KindForm,
     PropertyForm,
     SearchForm,
     type_record_form_class,
 )
-from listings.models import Property, PropertyStatus, PropertyType, TypeSpecificRecord
+from listings.models import (
+    Property,
+    PropertyStatus,
+    PropertyType,
+    TypeSpecificRecord,
+    listing_url,
+)
 from listings.rules import OWNER, PROPERTY_MOVES, allowed_next_statuses
 from listings.search import listing_search, search_matches, search_query
 from listings.search.params import result_window
@@ -44,7 +52,9 @@ OWNER_PAGE_SIZE = 20
 
 def _map_markers(matches) -> list[dict]:
     """Id, title, price and position of the results for the map: one query of a few columns."""
-    rows = matches.values("id", "title", "price", "transaction_type", "latitude", "longitude")
+    rows = matches.values(
+        "id", "title", "slug", "price", "transaction_type", "latitude", "longitude"
+    )
     return [
         {
             "id": row["id"],
@@ -53,7 +63,7 @@ def _map_markers(matches) -> list[dict]:
             "transactionType": row["transaction_type"],
             "lat": row["latitude"],
             "lng": row["longitude"],
-            "url": reverse("listings:detail", args=[row["id"]]),
+            "url": listing_url(pk=row["id"], slug=row["slug"]),
         }
         for row in rows[:MAP_MARKER_LIMIT]
     ]
@@ -95,7 +105,23 @@ def _page_number(value: str | None) -> int:
     return min(max(number, 1), _deepest_page())
 
 
+def _search_description(params) -> str:
+    """A filtered search's meta description: what it looks for ("Apartments for rent in
+    Madrid"), as a saved search would be named."""
+    return f"{suggested_name(params)}: listings with photos, prices and a map."
+
+
+def _search_canonical(request: HttpRequest) -> str:
+    """The search's canonical address: its criteria and page, without the order (a sorted
+    search shows the same listings)."""
+    query = request.GET.copy()
+    query.pop("sort", None)
+    address = seo.absolute(request.path)
+    return f"{address}?{query.urlencode()}" if query else address
+
+
 @require_GET
+@replica_reads()
 def search(request: HttpRequest) -> HttpResponse:
     """Home and search page: the API's parameters in the URL, results as cards and on a map.
 
@@ -140,6 +166,11 @@ def search(request: HttpRequest) -> HttpResponse:
             polygon=form.params.polygon.as_parameter() if form.params.polygon else "",
             clusters_url=_clusters_url(form.params),
             save_search=_save_search_form(form.params),
+            structured_data=seo.search_structured_data(
+                listings=result.rows, first_position=(result.page - 1) * SEARCH_PAGE_SIZE + 1
+            ),
+            page_description=_search_description(form.params) if context["filtered"] else "",
+            canonical_url=_search_canonical(request),
         )
     return render(request, "listings/search.html", context, status=200 if valid else 400)
 
@@ -154,10 +185,11 @@ def listing_page(
         user.is_authenticated
         and favorite_visible_to(viewer=user).filter(user_id=user.pk, property=listing).exists()
     )
+    record = listing.type_record if listing.type else None
     images = list(listing.images.all())
     context = {
         "listing": listing,
-        "record": listing.type_record if listing.type else None,
+        "record": record,
         "images": images,
         # The gallery shows the photos whose files are stored, with their srcset.
         "photos": photo_sources(images),
@@ -177,6 +209,14 @@ def listing_page(
             "lng": listing.longitude,
             "url": "",
         },
+        # Search engines and link previews (listings.seo): the canonical address whatever
+        # address showed the page (a visit form's errors are shown at /visit/).
+        "canonical_url": seo.absolute(listing.get_absolute_url()),
+        "structured_data": seo.listing_structured_data(
+            listing=listing, record=record, images=images
+        ),
+        "share_image": seo.photo_addresses(images[:1])[0] if images else "",
+        "share_image_alt": (images[0].title or listing.title) if images else "",
     }
     return render(request, "listings/detail.html", context, status=status)
 
@@ -192,9 +232,26 @@ def visible_listing(request: HttpRequest, pk: str, *, detail: bool = False) -> P
 
 
 @require_GET
-def detail(request: HttpRequest, pk: str) -> HttpResponse:
-    """A listing's page: gallery, videos, every fact, a map, favorite and visit forms."""
-    listing = visible_listing(request, pk, detail=True)
+@replica_reads()
+def detail(request: HttpRequest, pk: str, slug: str | None = None) -> HttpResponse:
+    """A listing's page: gallery, videos, every fact, a map, favorite and visit forms.
+
+    Only the canonical address (listing_url, with the listing's slug) shows it: the short
+    one and a wrong slug answer 301 to it, keeping the query. A listing others may not see
+    is 404 as in the API (before its slug is told), a deleted one 410 Gone. A sold or rented
+    one keeps its page, with a banner saying so.
+    """
+    try:
+        listing = visible_listing(request, pk, detail=True)
+    except Http404:
+        if selectors.listing_was_deleted(pk=pk):
+            return render(request, "410.html", status=410)
+        raise
+    if slug != listing.slug:
+        location = listing.get_absolute_url()
+        if request.GET:
+            location = f"{location}?{request.GET.urlencode()}"
+        return HttpResponsePermanentRedirect(location)
     statistics.property_view_count(
         property=listing, viewer=request.user, user_agent=request.headers.get("User-Agent", "")
     )
@@ -261,7 +318,9 @@ def create(request: HttpRequest) -> HttpResponse:
                 add_domain_error(form, error)
                 status = error.status_code
             else:
-                messages.success(request, "Step 1 saved. Now tell us what kind of property it is.")
+                messages.success(
+                    request, _("Step 1 saved. Now tell us what kind of property it is.")
+                )
                 return redirect("listings:owner-details", pk=listing.pk)
     context = {"form": form, "step": 1, "listing": None}
     return render(request, "listings/owner/form.html", context, status=status)
@@ -290,7 +349,7 @@ def edit(request: HttpRequest, pk: str) -> HttpResponse:
                 add_domain_error(form, error)
                 status = error.status_code
             else:
-                messages.success(request, "Listing saved.")
+                messages.success(request, _("Listing saved."))
                 return redirect("listings:owner-list")
     context = {"form": form, "step": None, "listing": listing}
     return render(request, "listings/owner/form.html", context, status=status)
@@ -330,10 +389,10 @@ def details(request: HttpRequest, pk: str) -> HttpResponse:
             else:
                 if record is None:
                     messages.success(
-                        request, "Listing created. It is pending review; add photos meanwhile."
+                        request, _("Listing created. It is pending review; add photos meanwhile.")
                     )
                     return redirect("media:manage", pk=listing.pk)
-                messages.success(request, "Details saved.")
+                messages.success(request, _("Details saved."))
                 return redirect("listings:owner-list")
     context = {
         "listing": listing,
@@ -357,5 +416,7 @@ def change_status(request: HttpRequest, pk: str) -> HttpResponse:
         messages.error(request, error.detail)
     else:
         label = PropertyStatus(status).label.lower()
-        messages.success(request, f"“{listing.title}” is now {label}.")
+        messages.success(
+            request, _("“%(title)s” is now %(status)s.") % {"title": listing.title, "status": label}
+        )
     return redirect("listings:owner-list")

@@ -1,6 +1,7 @@
 """Forms of the website's photo and video page; media_app.services judges every file (D11)."""
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 
 class PhotoUploadForm(forms.Form):
@@ -10,11 +11,11 @@ class PhotoUploadForm(forms.Form):
     prefix = "photo"
 
     file = forms.FileField(
-        label="Photo (JPEG, PNG or WebP)",
+        label=_("Photo (JPEG, PNG or WebP)"),
         widget=forms.ClearableFileInput(attrs={"accept": "image/jpeg,image/png,image/webp"}),
     )
     title = forms.CharField(
-        label="Description (used as its alternative text)",
+        label=_("Description (used as its alternative text)"),
         max_length=200,
         required=False,
         empty_value=None,
@@ -27,10 +28,10 @@ class VideoUploadForm(forms.Form):
     prefix = "video"
 
     file = forms.FileField(
-        label="Video (MP4 or WebM)",
+        label=_("Video (MP4 or WebM)"),
         widget=forms.ClearableFileInput(attrs={"accept": "video/mp4,video/webm"}),
     )
-    title = forms.CharField(label="Title", max_length=200, required=False, empty_value=None)
+    title = forms.CharField(label=_("Title"), max_length=200, required=False, empty_value=None)
 
 
 class PositionForm(forms.Form):

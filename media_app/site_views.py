@@ -14,6 +14,8 @@ from django.contrib import messages
 from django.db import models
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
@@ -29,7 +31,7 @@ from media_app.models import Image, Video
 from media_app.selectors import image_gallery, video_gallery
 from media_app.videos import video_upload_limit_set
 
-TOO_MANY_UPLOADS = "Too many uploads. Try again in {seconds} seconds."
+TOO_MANY_UPLOADS = gettext_lazy("Too many uploads. Try again in %(seconds)s seconds.")
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,9 @@ class Gallery:
     update: Callable
     delete: Callable
     form_class: type[forms.Form]
-    noun: str
+    # What the page says once one was added, and once one was deleted.
+    added: str
+    deleted: str
     # Puts the kind's file size limit on a request, before its body is read.
     set_upload_limit: Callable
 
@@ -56,7 +60,8 @@ GALLERIES = {
         services.image_update,
         services.image_delete,
         PhotoUploadForm,
-        "Photo",
+        gettext_lazy("Photo added."),
+        gettext_lazy("Photo deleted."),
         image_upload_limit_set,
     ),
     "videos": Gallery(
@@ -66,7 +71,8 @@ GALLERIES = {
         services.video_update,
         services.video_delete,
         VideoUploadForm,
-        "Video",
+        gettext_lazy("Video added."),
+        gettext_lazy("Video deleted."),
         video_upload_limit_set,
     ),
 }
@@ -112,7 +118,7 @@ def upload(request: HttpRequest, pk: str, kind: str) -> HttpResponse:
     # The upload throttle reads no body: `data` is given so that the form stays unread.
     wait = page_request_wait(request, [UploadThrottle], data={})
     if wait is not None:
-        refusal = TOO_MANY_UPLOADS.format(seconds=wait)
+        refusal = TOO_MANY_UPLOADS % {"seconds": wait}
         response = _page(request, listing, refusals={kind: refusal}, status=429)
         response["Retry-After"] = str(wait)
         return response
@@ -136,7 +142,7 @@ def _upload_form(request: HttpRequest, listing, kind: str) -> HttpResponse:
         # A refused file (format 415, size 413, gallery full 409) is the file field's error.
         form.add_error("file", error.detail)
         return _page(request, listing, forms_by_kind={kind: form}, status=error.status_code)
-    messages.success(request, f"{gallery.noun} added.")
+    messages.success(request, gallery.added)
     return redirect("media:manage", pk=listing.pk)
 
 
@@ -155,7 +161,7 @@ def move(request: HttpRequest, pk: str, kind: str, item_id: str) -> HttpResponse
     item = _item(listing, gallery, item_id)
     form = PositionForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Choose a valid position.")
+        messages.error(request, _("Choose a valid position."))
         return redirect("media:manage", pk=listing.pk)
     try:
         gallery.update(
@@ -167,7 +173,7 @@ def move(request: HttpRequest, pk: str, kind: str, item_id: str) -> HttpResponse
     except DomainError as error:
         messages.error(request, error.detail)
     else:
-        messages.success(request, "Order saved.")
+        messages.success(request, _("Order saved."))
     return redirect("media:manage", pk=listing.pk)
 
 
@@ -183,5 +189,5 @@ def delete(request: HttpRequest, pk: str, kind: str, item_id: str) -> HttpRespon
     except DomainError as error:
         messages.error(request, error.detail)
     else:
-        messages.success(request, f"{gallery.noun} deleted.")
+        messages.success(request, gallery.deleted)
     return redirect("media:manage", pk=listing.pk)

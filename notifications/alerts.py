@@ -32,8 +32,11 @@ from django.conf import settings
 from django.db import transaction
 from django.tasks import task
 from django.utils import timezone
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy, ngettext_lazy
 
 from accounts.models import User
+from config.money import price_format_lazy
 from listings.models import HIDDEN_STATUSES, Property, PropertyStatus
 from listings.representations import property_representation
 from notifications.email import absolute_url
@@ -65,8 +68,8 @@ def _listing_facts(listing: Property) -> dict:
     return {
         "title": listing.title,
         "municipality": listing.municipality,
-        "price": f"{listing.price:,.2f}",
-        "url": absolute_url("listings:detail", listing.pk),
+        "price": price_format_lazy(listing.price),
+        "url": absolute_url("listings:detail", listing.pk, listing.slug),
     }
 
 
@@ -165,7 +168,7 @@ def _instant_emails_enqueue(listing: Property, users: list[User]) -> None:
     users_email_send(
         users=users,
         topic=EmailTopic.ALERTS,
-        subject=f"New listing: {listing.title}",
+        subject=format_lazy(gettext_lazy("New listing: {title}"), title=listing.title),
         template="alert",
         context={"listing": _listing_facts(listing)},
     )
@@ -179,9 +182,12 @@ def price_drop_emails_enqueue(
     users_email_send(
         users=users,
         topic=EmailTopic.ALERTS,
-        subject=f"Price drop: {listing.title}",
+        subject=format_lazy(gettext_lazy("Price drop: {title}"), title=listing.title),
         template="price_drop",
-        context={"listing": _listing_facts(listing), "previous_price": f"{previous_price:,.2f}"},
+        context={
+            "listing": _listing_facts(listing),
+            "previous_price": price_format_lazy(previous_price),
+        },
     )
 
 
@@ -263,14 +269,25 @@ def alert_digest_send(*, digest_id: str) -> int:
         )
         listing["searches"].append(alert.saved_search.name)
     sent = 0
-    period = "today" if digest.frequency == AlertFrequency.DAILY else "this week"
+    period = (
+        gettext_lazy("today")
+        if digest.frequency == AlertFrequency.DAILY
+        else gettext_lazy("this week")
+    )
     for user in email_recipients(users=users.values(), topic=EmailTopic.ALERTS):
         listings = list(by_user[user.pk].values())
         count = len(listings)
         topic_email_enqueue(
             user=user,
             topic=EmailTopic.ALERTS,
-            subject=f"{count} new listing{'s' if count > 1 else ''} for your saved searches",
+            subject=format_lazy(
+                ngettext_lazy(
+                    "{count} new listing for your saved searches",
+                    "{count} new listings for your saved searches",
+                    count,
+                ),
+                count=count,
+            ),
             template="alert_digest",
             context={"listings": listings, "period": period},
         )

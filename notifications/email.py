@@ -1,8 +1,8 @@
 """Email to users: composed from templates into a text and an HTML part, and sent by the
 worker (notifications.tasks.email_send), never inside a request (docs/email.md).
 
-    email = email_compose(to=user.email, subject="...", template="alert", context={...},
-                          unsubscribe_url=...)
+    email = email_compose(to=user.email, language=user.language, subject=_("..."),
+                          template="alert", context={...}, unsubscribe_url=...)
     email_enqueue(email)   # in the transaction of the change that caused it
 
 A composed email is a plain dict of strings (Email), so that it travels as a task's
@@ -20,7 +20,8 @@ from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.functional import lazy
 
 logger = logging.getLogger("notifications.email")
 
@@ -36,35 +37,51 @@ class Email(TypedDict):
     unsubscribe_url: str
 
 
-def absolute_url(view_name: str, *args: str) -> str:
-    """The address of a page of the website, starting with SITE_URL: emails have no request
-    to take the host from."""
+def _absolute_url(view_name: str, *args: str) -> str:
     return f"{settings.SITE_URL}{reverse(view_name, args=args)}"
 
 
+# The address of a page of the website, starting with SITE_URL (emails have no request to
+# take the host from). Lazy: it is reversed when an email is rendered, under its recipient's
+# language (email_compose), so that its links carry the recipient's /en/ or /es/ prefix.
+absolute_url = lazy(_absolute_url, str)
+
+
 def email_compose(
-    *, to: str, subject: str, template: str, context: dict, unsubscribe_url: str = ""
+    *,
+    to: str,
+    language: str | None = None,
+    subject: str,
+    template: str,
+    context: dict,
+    unsubscribe_url: str = "",
 ) -> Email:
     """Render templates/email/<template>.txt and .html with `context`, the platform's name
     and the unsubscribe and preferences links; the subject is prefixed with the name.
 
+    Everything is rendered in `language` (the recipient's, one of LANGUAGES; LANGUAGE_CODE
+    when not given): the texts of the templates, a lazily translated subject, and the lazy
+    links of absolute_url.
+
     The subject's runs of whitespace become single spaces: it is one header line, and a
     line break in what it quotes (a listing's title) would make the message unsendable.
     """
-    context = {
-        **context,
-        "platform_name": settings.PLATFORM_NAME,
-        "site_url": settings.SITE_URL,
-        "unsubscribe_url": unsubscribe_url,
-        "preferences_url": absolute_url("notifications:email-preferences"),
-    }
-    return Email(
-        to=to,
-        subject=" ".join(f"{settings.PLATFORM_NAME}: {subject}".split()),
-        text=render_to_string(f"email/{template}.txt", context),
-        html=render_to_string(f"email/{template}.html", context),
-        unsubscribe_url=unsubscribe_url,
-    )
+    with translation.override(language or settings.LANGUAGE_CODE):
+        unsubscribe_url = str(unsubscribe_url)
+        context = {
+            **context,
+            "platform_name": settings.PLATFORM_NAME,
+            "site_url": settings.SITE_URL,
+            "unsubscribe_url": unsubscribe_url,
+            "preferences_url": str(absolute_url("notifications:email-preferences")),
+        }
+        return Email(
+            to=to,
+            subject=" ".join(f"{settings.PLATFORM_NAME}: {subject}".split()),
+            text=render_to_string(f"email/{template}.txt", context),
+            html=render_to_string(f"email/{template}.html", context),
+            unsubscribe_url=unsubscribe_url,
+        )
 
 
 def email_message(email: Email) -> EmailMultiAlternatives:

@@ -5,6 +5,7 @@ services' own (notifications.services); a refusal is shown on the field it names
 from urllib.parse import urlencode
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from listings.models import PropertyType, TransactionType
 from listings.search import SearchParams
@@ -15,9 +16,9 @@ from notifications.services import SAVED_SEARCH_NAME_MAX_LENGTH
 class SavedSearchForm(forms.Form):
     """A saved search's name and frequency."""
 
-    name = forms.CharField(label="Name", max_length=SAVED_SEARCH_NAME_MAX_LENGTH)
+    name = forms.CharField(label=_("Name"), max_length=SAVED_SEARCH_NAME_MAX_LENGTH)
     frequency = forms.ChoiceField(
-        label="Alert me", choices=AlertFrequency.choices, initial=AlertFrequency.DAILY
+        label=_("Alert me"), choices=AlertFrequency.choices, initial=AlertFrequency.DAILY
     )
 
 

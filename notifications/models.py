@@ -5,16 +5,17 @@ from django.db import models
 from django.db.models import F, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from config.models import IdField, TimestampedModel
 from listings.models import Property
 
 
 class NotificationStatus(models.TextChoices):
-    SUCCESS = "SUCCESS", "Success"
-    ERROR = "ERROR", "Error"
-    WARNING = "WARNING", "Warning"
-    INFO = "INFO", "Info"
+    SUCCESS = "SUCCESS", _("Success")
+    ERROR = "ERROR", _("Error")
+    WARNING = "WARNING", _("Warning")
+    INFO = "INFO", _("Info")
 
 
 class Notification(models.Model):
@@ -53,10 +54,10 @@ class Notification(models.Model):
 class AlertFrequency(models.TextChoices):
     """How often a saved search's new matches are sent: at once, in a digest, or not."""
 
-    INSTANT = "INSTANT", "As they appear"
-    DAILY = "DAILY", "Daily digest"
-    WEEKLY = "WEEKLY", "Weekly digest"
-    PAUSED = "PAUSED", "Paused"
+    INSTANT = "INSTANT", _("As they appear")
+    DAILY = "DAILY", _("Daily digest")
+    WEEKLY = "WEEKLY", _("Weekly digest")
+    PAUSED = "PAUSED", _("Paused")
 
 
 # A saved search's kind and transaction as keys of the matching's indexes: "" where it asks
@@ -112,7 +113,7 @@ class SavedSearch(TimestampedModel):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        verbose_name_plural = "saved searches"
+        verbose_name_plural = _("saved searches")
         constraints = [
             models.CheckConstraint(
                 condition=Q(frequency__in=AlertFrequency.values),
@@ -210,9 +211,9 @@ class AlertDigest(models.Model):
 class EmailTopic(models.TextChoices):
     """What an email that users may stop is about; each is switched on or off per user."""
 
-    ALERTS = "alerts", "New listings for your saved searches, and price drops of your favorites"
-    VISITS = "visits", "Visits: requested, confirmed, cancelled or rescheduled"
-    LISTINGS = "listings", "Your listings: approved or suspended"
+    ALERTS = "alerts", _("New listings for your saved searches, and price drops of your favorites")
+    VISITS = "visits", _("Visits: requested, confirmed, cancelled or rescheduled")
+    LISTINGS = "listings", _("Your listings: approved or suspended")
 
 
 class EmailPreferences(models.Model):
@@ -231,7 +232,7 @@ class EmailPreferences(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        verbose_name_plural = "email preferences"
+        verbose_name_plural = _("email preferences")
 
     def __str__(self) -> str:
         wanted = [topic.value for topic in EmailTopic if getattr(self, topic.value)]
@@ -334,22 +335,22 @@ class Event(models.Model):
 class DeliveryStatus(models.TextChoices):
     """Where a delivery stands: waiting for its next attempt, or done either way."""
 
-    PENDING = "pending", "Pending"
-    SUCCEEDED = "succeeded", "Succeeded"
-    FAILED = "failed", "Failed"
+    PENDING = "pending", _("Pending")
+    SUCCEEDED = "succeeded", _("Succeeded")
+    FAILED = "failed", _("Failed")
 
 
 class DeliveryErrorKind(models.TextChoices):
     """Why an attempt failed; never the receiver's words (its response body is not kept)."""
 
-    TIMEOUT = "timeout", "Timed out"
-    DNS_ERROR = "dns_error", "Host name did not resolve"
-    CONNECTION_ERROR = "connection_error", "Connection failed"
-    TLS_ERROR = "tls_error", "TLS handshake or certificate failed"
-    REDIRECT = "redirect", "Redirect (not followed)"
-    HTTP_ERROR = "http_error", "Non-2xx status"
-    BLOCKED_TARGET = "blocked_target", "Target refused (private or non-https address)"
-    ENDPOINT_DISABLED = "endpoint_disabled", "Endpoint disabled"
+    TIMEOUT = "timeout", _("Timed out")
+    DNS_ERROR = "dns_error", _("Host name did not resolve")
+    CONNECTION_ERROR = "connection_error", _("Connection failed")
+    TLS_ERROR = "tls_error", _("TLS handshake or certificate failed")
+    REDIRECT = "redirect", _("Redirect (not followed)")
+    HTTP_ERROR = "http_error", _("Non-2xx status")
+    BLOCKED_TARGET = "blocked_target", _("Target refused (private or non-https address)")
+    ENDPOINT_DISABLED = "endpoint_disabled", _("Endpoint disabled")
 
 
 class WebhookDelivery(TimestampedModel):
@@ -376,7 +377,7 @@ class WebhookDelivery(TimestampedModel):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        verbose_name_plural = "webhook deliveries"
+        verbose_name_plural = _("webhook deliveries")
         constraints = [
             models.UniqueConstraint(
                 fields=["endpoint", "event"], name="notifications_delivery_once_per_endpoint"

@@ -66,7 +66,7 @@ NOTIFICATION_COLUMNS = (
 
 def notification_list_loading(notifications: QuerySet[Notification]) -> QuerySet[Notification]:
     """What a list item shows: the listing's id and title (one join) and its photos (one query)."""
-    listing_columns = ("property__id", "property__title", "property__kind")
+    listing_columns = ("property__id", "property__title", "property__slug", "property__kind")
     return (
         notifications.select_related("property")
         .only(*NOTIFICATION_COLUMNS, *listing_columns)

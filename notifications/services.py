@@ -5,6 +5,7 @@ from collections.abc import Iterable, Mapping
 from django.conf import settings
 from django.core import signing
 from django.db import transaction
+from django.utils import translation
 
 from accounts.models import User, UserType
 from accounts.selectors import user_id_named
@@ -376,9 +377,10 @@ def email_preferences_update(
 
 def email_unsubscribe_url(*, user: User, topic: str) -> str:
     """The one-click link that stops the user's emails of `topic` (RFC 8058): a signed token
-    of the user and the topic, which does not expire."""
+    of the user and the topic, which does not expire. Its page speaks the user's language."""
     token = signing.dumps([user.pk, topic], salt=UNSUBSCRIBE_SALT, compress=True)
-    return absolute_url("notifications:unsubscribe", token)
+    with translation.override(user.language):
+        return str(absolute_url("notifications:unsubscribe", token))
 
 
 def email_unsubscribe_topic(*, token: str) -> tuple[User, str]:
@@ -408,6 +410,7 @@ def topic_email_enqueue(
     `name` in its template's context."""
     email = email_compose(
         to=user.email,
+        language=user.language,
         subject=subject,
         template=template,
         context={"name": user.name or user.email, **context},

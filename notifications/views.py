@@ -9,6 +9,8 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -41,7 +43,9 @@ from notifications.services import (
 )
 
 PAGE_SIZE = 20
-NAME_RULE = f"give the search a name of at most {SAVED_SEARCH_NAME_MAX_LENGTH} letters."
+NAME_RULE = gettext_lazy("give the search a name of at most %(count)s letters.") % {
+    "count": SAVED_SEARCH_NAME_MAX_LENGTH
+}
 
 
 @login_required
@@ -72,8 +76,10 @@ def mark_read(request: HttpRequest, pk: str) -> HttpResponse:
 def mark_all_read(request: HttpRequest) -> HttpResponse:
     """Mark every unread notification of mine read, in one UPDATE."""
     updated = notification_mark_all_read(user=request.user, by=request.user)
-    noun = "notification" if updated == 1 else "notifications"
-    messages.success(request, f"{updated} {noun} marked read.")
+    message = ngettext(
+        "%(count)s notification marked read.", "%(count)s notifications marked read.", updated
+    )
+    messages.success(request, message % {"count": updated})
     return redirect("notifications:list")
 
 
@@ -114,7 +120,7 @@ def save_search(request: HttpRequest) -> HttpResponse:
         return redirect_to_login(back)
     form = SaveSearchForm(request.POST)
     if not form.is_valid():
-        messages.error(request, f"The search was not saved: {NAME_RULE}")
+        messages.error(request, _("The search was not saved: %(reason)s") % {"reason": NAME_RULE})
         return redirect(back)
     data = form.cleaned_data
     # The page's criteria as listings.views put them in the form: the search's query
@@ -125,15 +131,20 @@ def save_search(request: HttpRequest) -> HttpResponse:
             by=request.user, name=data["name"], criteria=criteria, frequency=data["frequency"]
         )
     except SearchParamsInvalid as refused:
-        messages.error(request, f"The search was not saved: {refused}")
+        messages.error(request, _("The search was not saved: %(reason)s") % {"reason": refused})
         return redirect(back)
     except DomainError as error:
-        messages.error(request, f"The search was not saved: {error.detail}")
+        messages.error(
+            request, _("The search was not saved: %(reason)s") % {"reason": error.detail}
+        )
         return redirect(back)
     messages.success(
         request,
-        f"Search “{saved_search.name}” saved: you will be alerted of new listings"
-        f" ({saved_search.get_frequency_display().lower()}).",
+        _("Search “%(name)s” saved: you will be alerted of new listings (%(frequency)s).")
+        % {
+            "name": saved_search.name,
+            "frequency": saved_search.get_frequency_display().lower(),
+        },
     )
     return redirect(back)
 
@@ -145,7 +156,7 @@ def change_saved_search(request: HttpRequest, pk: str) -> HttpResponse:
     saved_search = _my_saved_search(request, pk)
     form = SavedSearchForm(request.POST, prefix=saved_search.pk)
     if not form.is_valid():
-        messages.error(request, f"Not changed: {NAME_RULE}")
+        messages.error(request, _("Not changed: %(reason)s") % {"reason": NAME_RULE})
         return redirect("notifications:saved-searches")
     try:
         saved_search_update(
@@ -155,9 +166,9 @@ def change_saved_search(request: HttpRequest, pk: str) -> HttpResponse:
             frequency=form.cleaned_data["frequency"],
         )
     except DomainError as error:
-        messages.error(request, f"Not changed: {error.detail}")
+        messages.error(request, _("Not changed: %(reason)s") % {"reason": error.detail})
         return redirect("notifications:saved-searches")
-    messages.success(request, f"Search “{saved_search.name}” changed.")
+    messages.success(request, _("Search “%(name)s” changed.") % {"name": saved_search.name})
     return redirect("notifications:saved-searches")
 
 
@@ -167,7 +178,7 @@ def delete_saved_search(request: HttpRequest, pk: str) -> HttpResponse:
     """Delete one of my saved searches."""
     saved_search = _my_saved_search(request, pk)
     saved_search_delete(saved_search=saved_search, by=request.user)
-    messages.success(request, f"Search “{saved_search.name}” deleted.")
+    messages.success(request, _("Search “%(name)s” deleted.") % {"name": saved_search.name})
     return redirect("notifications:saved-searches")
 
 
@@ -180,7 +191,7 @@ def my_email_preferences(request: HttpRequest) -> HttpResponse:
     form = EmailPreferencesForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         email_preferences_update(user=request.user, by=request.user, changes=form.cleaned_data)
-        messages.success(request, "Email preferences saved.")
+        messages.success(request, _("Email preferences saved."))
         return redirect("notifications:email-preferences")
     return render(request, "notifications/email_preferences.html", {"form": form})
 

@@ -4,9 +4,11 @@ import os
 import uuid
 
 import pytest
+from django.conf import settings
 from django.core.cache import caches
 from django.core.files.uploadhandler import MemoryFileUploadHandler, TemporaryFileUploadHandler
 from django.db import connection
+from django.utils import translation
 
 from config.api.throttling import rate_limiter
 from listings.statistics import MEMORY_VIEWS
@@ -32,6 +34,16 @@ def no_views_pending():
     MEMORY_VIEWS.take()
     yield
     MEMORY_VIEWS.take()
+
+
+@pytest.fixture(autouse=True)
+def default_language():
+    """Start every test in the default language (English). A page requested in Spanish leaves
+    Spanish active on the test's thread (LocaleMiddleware activates a language per request
+    and a server's next request activates its own), which would change the next test's
+    reverse() and texts."""
+    with translation.override(settings.LANGUAGE_CODE):
+        yield
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from listings.models import (
     PropertyType,
     TransactionType,
     TypeSpecificRecord,
+    listing_slug,
 )
 from listings.search import search_params
 from media_app.models import Image, Video
@@ -82,6 +83,8 @@ class PropertyFactory(factory.django.DjangoModelFactory):
         model = Property
 
     title = factory.Sequence(lambda number: f"Listing {number}")
+    # As property_create writes it (the kind comes later, with the type-specific record).
+    slug = factory.LazyAttribute(lambda listing: listing_slug(title=listing.title, kind=None))
     description = "A bright place with a view."
     price = Decimal("250000.00")
     latitude = 40.4168

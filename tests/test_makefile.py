@@ -5,6 +5,7 @@ The step is run for real by make, with a stand-in for apt-get that writes down h
 called, and a chromium path chosen by the test.
 """
 
+import gettext
 import os
 import subprocess
 from pathlib import Path
@@ -88,3 +89,67 @@ def test_user_who_cannot_install_is_told_what_to_run(tmp_path):
         " run 'sudo apt-get install chromium', then make test again"
     ]
     assert not calls.exists()
+
+
+def make_in_copy(project: Path, venv: Path, *targets: str, dry_run: bool = False):
+    """Run make on a copy of the project's Makefile, with `venv` as its virtual environment."""
+    environment = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in {"MAKELEVEL", "MAKEFLAGS", "MFLAGS"}
+    }
+    command = ["make", "-s", *(["-n"] if dry_run else []), *targets, f"VENV={venv}"]
+    return subprocess.run(  # noqa: S603 (fixed arguments)
+        command,
+        cwd=project,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.fixture
+def project_copy(tmp_path) -> tuple[Path, Path]:
+    """The Makefile, the lock and the Spanish catalog in a folder of their own, beside a
+    virtual environment that is already installed and whose pybabel is the real one."""
+    project = tmp_path / "project"
+    catalog = Path("locale/es/LC_MESSAGES/django.po")
+    (project / catalog.parent).mkdir(parents=True)
+    for name in ("Makefile", "requirements.lock", str(catalog)):
+        (project / name).write_bytes((MAKEFILE_DIRECTORY / name).read_bytes())
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "pybabel").symlink_to(Path(settings.BASE_DIR) / ".venv" / "bin" / "pybabel")
+    # Newer than the lock: make takes the environment as installed.
+    (venv / ".installed").touch()
+    return project, venv
+
+
+def test_messages_compiles_each_catalog_with_babel(project_copy):
+    project, venv = project_copy
+    compiled = project / "locale/es/LC_MESSAGES/django.mo"
+
+    first = make_in_copy(project, venv, "messages")
+    again = make_in_copy(project, venv, "messages")
+
+    assert first.returncode == 0, first.stderr
+    with compiled.open("rb") as catalog:
+        spanish = gettext.GNUTranslations(catalog)
+    assert spanish.gettext("Log in") == "Iniciar sesión"
+    assert spanish.ngettext("%(total)s listing", "%(total)s listings", 2) == "%(total)s anuncios"
+    # Compiled once: an unchanged catalog is not compiled again.
+    assert (again.returncode, again.stdout) == (0, "")
+
+
+def test_installing_compiles_the_catalogs(project_copy):
+    project, venv = project_copy
+
+    planned = make_in_copy(project, venv, "install", dry_run=True)
+
+    assert planned.returncode == 0, planned.stderr
+    assert planned.stdout.splitlines() == [
+        f"{venv}/bin/pybabel compile --statistics -i locale/es/LC_MESSAGES/django.po"
+        " -o locale/es/LC_MESSAGES/django.mo"
+    ]

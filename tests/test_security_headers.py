@@ -28,7 +28,7 @@ def paths() -> dict[str, str]:
         "API problem (404)": "/api/v1/nothing-here",
         "API problem (400)": "/api/v1/properties?page=0",
         "OpenAPI schema": "/api/v1/schema",
-        "home page": "/",
+        "home page": "/en/",
         "listing page": f"/properties/{listing.pk}/",
         "admin login": "/admin/login/",
         "health": "/healthz",

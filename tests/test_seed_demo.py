@@ -473,4 +473,4 @@ def test_approving_the_demo_customers_pending_match_writes_her_an_email_file(set
     ]
     [alert] = [message for message in written if message["To"] == "ana.torres@example.com"]
     assert alert["Subject"] == f"Estate: New listing: {listing.title}"
-    assert f"/listings/{listing.pk}/" in alert.get_body(preferencelist=("plain",)).get_content()
+    assert f"/en/listings/{listing.pk}/" in alert.get_body(preferencelist=("plain",)).get_content()

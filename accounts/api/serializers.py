@@ -2,6 +2,7 @@
 
 from collections.abc import Mapping
 
+from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -18,7 +19,17 @@ class UserSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = User
-        fields = ["id", "name", "email", "phone", "user_type", "image", "created_at", "updated_at"]
+        fields = [
+            "id",
+            "name",
+            "email",
+            "phone",
+            "user_type",
+            "image",
+            "language",
+            "created_at",
+            "updated_at",
+        ]
         read_only_fields = fields
 
 
@@ -66,6 +77,8 @@ class RegisterSerializer(JSONTypedSerializer):
     password = serializers.CharField(max_length=128, trim_whitespace=False, write_only=True)
     phone = serializers.CharField(max_length=40, required=False, allow_null=True, allow_blank=True)
     user_type = serializers.ChoiceField(choices=UserType.choices, default=UserType.CUSTOMER)
+    # The language of the user's emails; without it, the request's (Accept-Language).
+    language = serializers.ChoiceField(choices=settings.LANGUAGES, required=False)
 
     def validate_password(self, password: str) -> str:
         """Apply the service's password validators as a field check.
@@ -115,6 +128,7 @@ class UserUpdateSerializer(JSONTypedSerializer):
     )
     email = serializers.EmailField(max_length=254, required=False)
     user_type = serializers.ChoiceField(choices=UserType.choices, required=False)
+    language = serializers.ChoiceField(choices=settings.LANGUAGES, required=False)
 
     def validate_image(self, image: str | None) -> str | None:
         """An empty image clears it, as null does: answers then show null, never "" (which

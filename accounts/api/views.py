@@ -2,6 +2,7 @@
 
 from django.contrib.auth import logout
 from django.shortcuts import get_object_or_404
+from django.utils import translation
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.decorators import action
@@ -115,7 +116,10 @@ class UserViewSet(ApiViewSet):
     def register(self, request):
         serializer = RegisterSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        user = services.user_register(**serializer.validated_data)
+        # The language of the user's emails: the one asked for, else the request's own
+        # (LocaleMiddleware chose it from Accept-Language).
+        data = {"language": translation.get_language(), **serializer.validated_data}
+        user = services.user_register(**data)
         return _auth_result(user, response_status=status.HTTP_201_CREATED)
 
     @extend_schema(

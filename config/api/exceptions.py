@@ -14,6 +14,7 @@ from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.db import DataError, IntegrityError
 from django.db.models import ProtectedError, RestrictedError
 from django.http import Http404, JsonResponse
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import csrf_exempt
 from djangorestframework_camel_case.util import camelize_re, underscore_to_camel
 from rest_framework import exceptions, status
@@ -28,17 +29,17 @@ PROBLEM_CONTENT_TYPE = "application/problem+json"
 
 # code and title of each DRF exception class the API can raise.
 _DRF_CODES: list[tuple[type[exceptions.APIException], str, str]] = [
-    (exceptions.ValidationError, "validation_error", "Invalid request"),
-    (exceptions.ParseError, "parse_error", "Malformed request body"),
-    (exceptions.AuthenticationFailed, "not_authenticated", "Authentication required"),
-    (exceptions.NotAuthenticated, "not_authenticated", "Authentication required"),
-    (exceptions.PermissionDenied, "permission_denied", "Permission denied"),
-    (exceptions.NotFound, "not_found", "Not found"),
-    (exceptions.MethodNotAllowed, "method_not_allowed", "Method not allowed"),
-    (exceptions.NotAcceptable, "not_acceptable", "Not acceptable"),
-    (exceptions.UnsupportedMediaType, "unsupported_media_type", "Unsupported media type"),
-    (exceptions.Throttled, "throttled", "Too many requests"),
-    (PayloadTooLarge, "payload_too_large", "Payload too large"),
+    (exceptions.ValidationError, "validation_error", _("Invalid request")),
+    (exceptions.ParseError, "parse_error", _("Malformed request body")),
+    (exceptions.AuthenticationFailed, "not_authenticated", _("Authentication required")),
+    (exceptions.NotAuthenticated, "not_authenticated", _("Authentication required")),
+    (exceptions.PermissionDenied, "permission_denied", _("Permission denied")),
+    (exceptions.NotFound, "not_found", _("Not found")),
+    (exceptions.MethodNotAllowed, "method_not_allowed", _("Method not allowed")),
+    (exceptions.NotAcceptable, "not_acceptable", _("Not acceptable")),
+    (exceptions.UnsupportedMediaType, "unsupported_media_type", _("Unsupported media type")),
+    (exceptions.Throttled, "throttled", _("Too many requests")),
+    (PayloadTooLarge, "payload_too_large", _("Payload too large")),
 ]
 
 
@@ -59,9 +60,9 @@ def problem(
     """
     body: dict[str, object] = {
         "type": "about:blank",
-        "title": title,
+        "title": str(title),
         "status": status_code,
-        "detail": detail,
+        "detail": str(detail),
         "code": code,
     }
     if errors:
@@ -97,7 +98,7 @@ def flatten_errors(detail, prefix: str = "") -> list[dict[str, str]]:
 
 
 def _drf_problem(exc: exceptions.APIException) -> JsonResponse:
-    code, title = "error", "Error"
+    code, title = "error", _("Error")
     for exception_class, known_code, known_title in _DRF_CODES:
         if isinstance(exc, exception_class):
             code, title = known_code, known_title
@@ -112,7 +113,9 @@ def _drf_problem(exc: exceptions.APIException) -> JsonResponse:
         detail = _validation_summary(errors)
     if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
         headers["Retry-After"] = str(max(1, math.ceil(exc.wait)))
-        detail = f"Too many requests; retry after {headers['Retry-After']} seconds."
+        detail = _("Too many requests; retry after %(seconds)s seconds.") % {
+            "seconds": headers["Retry-After"]
+        }
     return problem(
         status_code=exc.status_code,
         code=code,
@@ -126,8 +129,8 @@ def _drf_problem(exc: exceptions.APIException) -> JsonResponse:
 def _validation_summary(errors: list[dict[str, str]]) -> str:
     fields = [error["field"] for error in errors if error["field"]]
     if not fields:
-        return errors[0]["message"] if errors else "The request is invalid."
-    return "Invalid value for: " + ", ".join(dict.fromkeys(fields)) + "."
+        return errors[0]["message"] if errors else _("The request is invalid.")
+    return _("Invalid value for: %(fields)s.") % {"fields": ", ".join(dict.fromkeys(fields))}
 
 
 def exception_handler(exc: Exception, context) -> JsonResponse:
@@ -163,8 +166,8 @@ def exception_handler(exc: Exception, context) -> JsonResponse:
         return problem(
             status_code=status.HTTP_409_CONFLICT,
             code="conflict",
-            title="Conflict",
-            detail="The resource is still in use and cannot be deleted.",
+            title=_("Conflict"),
+            detail=_("The resource is still in use and cannot be deleted."),
         )
     if isinstance(exc, DataError):
         # A value the database cannot hold (too long, out of range) that validation missed.
@@ -172,8 +175,8 @@ def exception_handler(exc: Exception, context) -> JsonResponse:
         return problem(
             status_code=status.HTTP_400_BAD_REQUEST,
             code="validation_error",
-            title="Invalid request",
-            detail="A value is too long or out of range.",
+            title=_("Invalid request"),
+            detail=_("A value is too long or out of range."),
         )
     if isinstance(exc, IntegrityError):
         # A race the service's own checks could not see (two requests at once): the
@@ -182,30 +185,30 @@ def exception_handler(exc: Exception, context) -> JsonResponse:
         return problem(
             status_code=status.HTTP_409_CONFLICT,
             code="conflict",
-            title="Conflict",
-            detail="The request conflicts with the current state of the resource.",
+            title=_("Conflict"),
+            detail=_("The request conflicts with the current state of the resource."),
         )
     if isinstance(exc, FileTooLarge):
         # A file part passed its limit while the multipart body was read (config.uploads).
         return problem(
             status_code=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
             code="payload_too_large",
-            title="Payload too large",
+            title=_("Payload too large"),
             detail=exc.detail,
         )
     if isinstance(exc, RequestDataTooBig):
         return problem(
             status_code=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
             code="payload_too_large",
-            title="Payload too large",
-            detail="The request body is larger than the limit.",
+            title=_("Payload too large"),
+            detail=_("The request body is larger than the limit."),
         )
     if isinstance(exc, TooManyFieldsSent):
         return problem(
             status_code=status.HTTP_400_BAD_REQUEST,
             code="validation_error",
-            title="Invalid request",
-            detail="The request has too many fields.",
+            title=_("Invalid request"),
+            detail=_("The request has too many fields."),
         )
     return server_error_problem(exc, where=_where(context))
 
@@ -234,23 +237,23 @@ def server_error_problem(exc: Exception, *, where: str) -> JsonResponse:
     return problem(
         status_code=status.HTTP_500_INTERNAL_SERVER_ERROR,
         code="server_error",
-        title="Internal server error",
-        detail="The server could not complete the request.",
+        title=_("Internal server error"),
+        detail=_("The server could not complete the request."),
     )
 
 
 # code and title of the answers made outside the API's views (problem_for_status).
 STATUS_CODES: dict[int, tuple[str, str]] = {
-    400: ("validation_error", "Invalid request"),
-    401: ("not_authenticated", "Authentication required"),
-    403: ("permission_denied", "Permission denied"),
-    404: ("not_found", "Not found"),
-    405: ("method_not_allowed", "Method not allowed"),
-    406: ("not_acceptable", "Not acceptable"),
-    413: ("payload_too_large", "Payload too large"),
-    415: ("unsupported_media_type", "Unsupported media type"),
-    429: ("throttled", "Too many requests"),
-    500: ("server_error", "Internal server error"),
+    400: ("validation_error", _("Invalid request")),
+    401: ("not_authenticated", _("Authentication required")),
+    403: ("permission_denied", _("Permission denied")),
+    404: ("not_found", _("Not found")),
+    405: ("method_not_allowed", _("Method not allowed")),
+    406: ("not_acceptable", _("Not acceptable")),
+    413: ("payload_too_large", _("Payload too large")),
+    415: ("unsupported_media_type", _("Unsupported media type")),
+    429: ("throttled", _("Too many requests")),
+    500: ("server_error", _("Internal server error")),
 }
 # Headers of such an answer that the problem document keeps.
 KEPT_HEADERS = ("Allow", "Retry-After", "WWW-Authenticate")
@@ -260,11 +263,11 @@ def problem_for_status(status_code: int, *, headers: dict[str, str] | None = Non
     """A problem document for an error answered outside the API's views (an unmatched path,
     a host not allowed, an error page of Django's), by its status alone."""
     code, title = STATUS_CODES.get(
-        status_code, ("server_error" if status_code >= 500 else "error", "Error")
+        status_code, ("server_error" if status_code >= 500 else "error", _("Error"))
     )
     detail = {
-        404: "No API endpoint matches this path.",
-        500: "The server could not complete the request.",
+        404: _("No API endpoint matches this path."),
+        500: _("The server could not complete the request."),
     }.get(status_code, f"{title}.")
     kept = {name: value for name, value in (headers or {}).items() if name in KEPT_HEADERS}
     return problem(

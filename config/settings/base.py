@@ -4,11 +4,13 @@ The embedded defaults (SQLite under var/, local-memory cache, media on the local
 filesystem) let a fresh machine run the platform with no configuration at all.
 """
 
+import copy
 import importlib.util
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 from config.mail import smtp_mailers
@@ -54,9 +56,15 @@ MIDDLEWARE = [
     "config.api.middleware.ProblemDocumentsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The website's language: from the URL's /en/ or /es/ prefix, else (the API, the admin, a
+    # first visit to /) from Accept-Language. After sessions, before CommonMiddleware, as
+    # Django's translation docs place it.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Once the user is known: who has just written reads from the primary (config.routers).
+    "config.routers.ReadYourWritesMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
@@ -77,8 +85,11 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "config.website.site_settings",
+                "config.seo.page_meta",
                 "notifications.context_processors.unread_notifications",
             ],
+            # The project's own tag libraries that belong to no app.
+            "libraries": {"languages": "config.templatetags.languages"},
         },
     },
 ]
@@ -115,6 +126,55 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         }
     )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Read replicas (docs/deployment.md): streaming standbys of the primary, as a comma-separated
+# list of URLs, aliased replica_1, replica_2, ... in that order. config.routers sends the
+# public reads views declare to a healthy one, and every other query to the primary.
+DATABASE_REPLICA_URLS = env.list("DATABASE_REPLICA_URLS", default=[])
+# A user whose write was answered (any method but GET, HEAD, OPTIONS, below 400) reads from
+# the primary for this many seconds, on every web node (the mark is in the shared cache).
+# At least the lag bound plus the check interval, so that the replica has its write after.
+DATABASE_REPLICA_STICKY_SECONDS = env.int("DATABASE_REPLICA_STICKY_SECONDS", default=10)
+# A replica further behind the primary than this is left out until it catches up ...
+DATABASE_REPLICA_MAX_LAG_SECONDS = env.float("DATABASE_REPLICA_MAX_LAG_SECONDS", default=5.0)
+# ... as measured by each process at most once per this many seconds.
+DATABASE_REPLICA_CHECK_SECONDS = env.float("DATABASE_REPLICA_CHECK_SECONDS", default=2.0)
+# How long a request tries to connect to a replica (libpq's connect_timeout; 2 at least)
+# before the replica counts as down: the primary can answer instead.
+DATABASE_REPLICA_CONNECT_TIMEOUT = env.int("DATABASE_REPLICA_CONNECT_TIMEOUT", default=2)
+
+
+def replica_database(url: str) -> dict:
+    """The DATABASES entry of the replica at `url`, and in tests a reader of the primary's
+    test database (which it receives by replication).
+
+    It binds parameters on the server as the primary does, but keeps a persistent connection
+    per thread, checked before each request uses it, rather than a pool: a pool that lost
+    its server reconnects with a growing back-off (psycopg_pool, up to minutes), which would
+    keep a replica out long after it is back; a connection is tried again at each check.
+    """
+    replica = environ.Env.db_url_config(url)
+    if replica["ENGINE"] != "django.db.backends.postgresql":
+        raise ImproperlyConfigured("DATABASE_REPLICA_URLS are PostgreSQL standbys")
+    options = copy.deepcopy(DATABASES["default"].get("OPTIONS", {}))
+    options.pop("pool", None)
+    options.update(replica.get("OPTIONS", {}), connect_timeout=DATABASE_REPLICA_CONNECT_TIMEOUT)
+    replica.update(
+        OPTIONS=options,
+        CONN_MAX_AGE=300,
+        CONN_HEALTH_CHECKS=True,
+        TEST={"MIRROR": "default"},
+    )
+    return replica
+
+
+if DATABASE_REPLICA_URLS and DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+    raise ImproperlyConfigured("DATABASE_REPLICA_URLS need a PostgreSQL primary")
+for number, url in enumerate(DATABASE_REPLICA_URLS, start=1):
+    DATABASES[f"replica_{number}"] = replica_database(url)
+# The aliases config.routers may send reads to.
+DATABASE_REPLICAS = [f"replica_{number}" for number in range(1, len(DATABASE_REPLICA_URLS) + 1)]
+DATABASE_ROUTERS = ["config.routers.ReplicaRouter"]
 
 # Cache: local memory by default, Redis (shared between processes) when REDIS_URL is set.
 REDIS_URL = env("REDIS_URL", default="")

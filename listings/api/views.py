@@ -18,6 +18,7 @@ from config.api.pagination import read_page_and_limit
 from config.api.permissions import IsOwnerUser, ReadOnlyOrAdmin
 from config.api.renderers import CamelCasedActionsMixin
 from config.api.viewsets import ApiViewSet
+from config.routers import replica_reads
 from listings import selectors, services, statistics
 from listings.api.pagination import DEFAULT_LIMIT, MAX_LIMIT, PropertyPagination
 from listings.api.schema import search_parameters
@@ -118,6 +119,7 @@ class PlaceViewSet(viewsets.ViewSet):
 
     http_method_names = ["get", "head", "options"]
 
+    @replica_reads()
     def list(self, request):
         query = PlaceQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -248,12 +250,14 @@ class PropertyViewSet(CamelCasedActionsMixin, ApiViewSet):
         body = PropertySerializer(listing, context=self.get_serializer_context()).data
         return Response(body, status=response_status)
 
+    @replica_reads()
     def list(self, request):
         params, page, limit = _search_request(request)
         result = listing_search(viewer=request.user, params=params, page=page, limit=limit)
         return self.paginator.response(result, property_list_items(result.rows, request=request))
 
     @action(detail=False, methods=["get"], pagination_class=None)
+    @replica_reads()
     def clusters(self, request):
         params, zoom = _clusters_request(request)
         try:
@@ -270,6 +274,7 @@ class PropertyViewSet(CamelCasedActionsMixin, ApiViewSet):
         figures = statistics.property_statistics(property_ids=[listing.pk])[listing.pk]
         return Response(statistics_item(figures))
 
+    @replica_reads()
     def retrieve(self, request, pk=None):
         row = selectors.property_detail_row(viewer=request.user, pk=pk)
         if row is None:

@@ -5,7 +5,10 @@ from decimal import Decimal
 from django import template
 from django.core.files.storage import default_storage
 from django.templatetags.static import static
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
+from config.money import price_format
 from listings.models import KIND_FIELDS, TypeSpecificRecord
 from media_app.selectors import media_files_stored, photo_sources
 
@@ -15,12 +18,12 @@ register = template.Library()
 PHOTO_PLACEHOLDER = "img/photo-placeholder.svg"
 # Facts a listing card shows after the area, in this order, when its kind has them.
 CARD_FACTS = {
-    "bedrooms": "bedrooms",
-    "bathrooms": "bathrooms",
-    "rooms": "rooms",
-    "number_of_units": "units",
-    "floors": "floors",
-    "land_type": "land",
+    "bedrooms": gettext_lazy("bedrooms"),
+    "bathrooms": gettext_lazy("bathrooms"),
+    "rooms": gettext_lazy("rooms"),
+    "number_of_units": gettext_lazy("units"),
+    "floors": gettext_lazy("floors"),
+    "land_type": gettext_lazy("land"),
 }
 
 
@@ -43,11 +46,11 @@ def photo_placeholder() -> str:
 
 @register.filter
 def price(value) -> str:
-    """250000.00 -> "250,000"; cents are shown only when there are some."""
+    """A price in CURRENCY as the page's language writes it: 250000.00 -> "€250,000" in
+    English, "250.000 €" in Spanish; cents are shown only when there are some."""
     if value is None:
         return ""
-    amount = Decimal(value)
-    return f"{amount:,.0f}" if amount == amount.to_integral_value() else f"{amount:,.2f}"
+    return price_format(value)
 
 
 @register.filter
@@ -62,7 +65,7 @@ def _fact(record: TypeSpecificRecord, name: str) -> tuple[str, str]:
     field = TypeSpecificRecord._meta.get_field(name)
     value = getattr(record, name)
     if isinstance(value, bool):
-        shown = "Yes" if value else "No"
+        shown = _("Yes") if value else _("No")
     elif field.choices:
         shown = getattr(record, f"get_{name}_display")()
     else:

@@ -11,7 +11,17 @@ PROBLEM_CONTENT_TYPE = "application/problem+json"
 PROBLEM_KEYS = {"type", "title", "status", "detail", "code"}
 
 # The public shape of a user (D4), and the detail shape with `owner` (service interface).
-USER_KEYS = {"id", "name", "email", "phone", "userType", "image", "createdAt", "updatedAt"}
+USER_KEYS = {
+    "id",
+    "name",
+    "email",
+    "phone",
+    "userType",
+    "image",
+    "language",
+    "createdAt",
+    "updatedAt",
+}
 USER_DETAIL_KEYS = USER_KEYS | {"owner"}
 AUTH_RESULT_KEYS = {"token", "tokenType", "expiresAt", "user"}
 
@@ -130,6 +140,7 @@ def user_body(user) -> dict:
         "phone": user.phone,
         "userType": user.user_type,
         "image": user.image,
+        "language": user.language,
         "createdAt": iso(user.created_at),
         "updatedAt": iso(user.updated_at),
     }

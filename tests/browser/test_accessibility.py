@@ -107,7 +107,7 @@ def test_public_pages_have_no_axe_violations(new_context, world, viewport):
         reverse("home"),
         reverse("home") + "?transactionType=SALE&type=apartment&sort=price",
         reverse("home") + "?minPrice=abc",
-        reverse("listings:detail", args=[listing.pk]),
+        listing.get_absolute_url(),
         reverse("accounts:login"),
         reverse("accounts:register"),
         reverse("accounts:password-reset"),
@@ -125,7 +125,7 @@ def test_public_pages_have_no_axe_violations(new_context, world, viewport):
 def test_customer_pages_have_no_axe_violations(new_context, live_server, world, customer):
     listing = world["listing"]
     paths = [
-        reverse("listings:detail", args=[listing.pk]),
+        listing.get_absolute_url(),
         reverse("favorites:list"),
         reverse("notifications:list"),
         reverse("notifications:saved-searches"),

@@ -48,7 +48,7 @@ def thumbnail(page, number: int):
 
 def test_the_gallery_by_keyboard(listing, new_context):
     page = new_context().new_page()
-    page.goto(reverse("listings:detail", args=[listing.pk]))
+    page.goto(listing.get_absolute_url())
     expect(page.locator("[data-gallery-ready]")).to_have_count(1)
     expect(stage(page)).to_have_attribute("alt", "Teal")
 
@@ -122,7 +122,7 @@ def swipe(page, locator, dx: int) -> None:
 
 def test_a_swipe_shows_the_next_or_previous_photo(listing, new_context):
     page = new_context(PHONE).new_page()
-    page.goto(reverse("listings:detail", args=[listing.pk]))
+    page.goto(listing.get_absolute_url())
     expect(page.locator("[data-gallery-ready]")).to_have_count(1)
 
     # when the visitor swipes the stage to the left twice, then to the right
@@ -152,7 +152,7 @@ def test_a_swipe_shows_the_next_or_previous_photo(listing, new_context):
 
 def test_without_javascript_each_photo_is_a_link_to_its_file(listing, new_context):
     page = new_context(java_script_enabled=False).new_page()
-    page.goto(reverse("listings:detail", args=[listing.pk]))
+    page.goto(listing.get_absolute_url())
 
     links = page.locator(".gallery__thumb")
     expect(links).to_have_count(4)
@@ -185,9 +185,9 @@ def test_no_request_fails_for_a_photo_file_the_storage_lacks(listing, new_contex
     # when the visitor opens the search page, both listings and their full-size photos
     page.goto(reverse("home"))
     wait_for_images(page)
-    page.goto(reverse("listings:detail", args=[lost.pk]))
+    page.goto(lost.get_absolute_url())
     expect(page.get_by_test_id("gallery-placeholder")).to_have_text("No photos yet.")
-    page.goto(reverse("listings:detail", args=[listing.pk]))
+    page.goto(listing.get_absolute_url())
     wait_for_images(page)
     stage(page).click()
     expect(page.get_by_role("dialog")).to_be_visible()

@@ -83,7 +83,7 @@ def test_anonymous_visitor_filters_the_search_and_sees_a_listings_photos(new_con
     page = new_context().new_page()
 
     # when the visitor opens the home page, then filters houses in Madrid
-    page.goto("/")
+    page.goto("/en/")
     expect(page.locator("[data-testid=result-count]")).to_have_text("3 listings")
     # (two towns far apart: the map shows them zoomed out, as clusters of listings)
     expect(page.locator(".map-cluster")).to_have_text(["2", "1"])
@@ -95,7 +95,7 @@ def test_anonymous_visitor_filters_the_search_and_sees_a_listings_photos(new_con
     expect(page).to_have_url(re.compile(r"type=house.*municipality=Madrid"))
     assert card_titles(page) == ["Madrid house"]
     expect(page.locator(".leaflet-marker-icon")).to_have_count(1)
-    screenshot("/?type=house", "search")
+    screenshot("/en/?type=house", "search")
 
     # when the visitor asks for the area on the map, the area joins the filters
     page.get_by_role("button", name="Search this area").click()
@@ -116,7 +116,7 @@ def test_anonymous_visitor_filters_the_search_and_sees_a_listings_photos(new_con
 
 def register(page: Page, *, name: str, email: str, owner: bool = False) -> None:
     """Fill in and send the registration form, as a customer unless `owner`."""
-    page.goto("/accounts/register/")
+    page.goto("/en/accounts/register/")
     page.get_by_label("Name").fill(name)
     page.get_by_label("Email").fill(email)
     if owner:
@@ -141,7 +141,7 @@ def test_owner_lists_admin_approves_customer_books_and_owner_confirms(
     # a new owner registers and creates a listing in two steps, with a photo
     owner = owner_context.new_page()
     register(owner, name="Olivia Owner", email="olivia@example.com", owner=True)
-    expect(owner).to_have_url(re.compile(r"/owner/listings/$"))
+    expect(owner).to_have_url(re.compile(r"/en/owner/listings/$"))
     owner.get_by_role("link", name="New listing").click()
     owner.get_by_label("Title").fill("Cottage by the river")
     owner.get_by_label("Description").fill("Stone walls, a garden and the river at the end.")
@@ -175,11 +175,11 @@ def test_owner_lists_admin_approves_customer_books_and_owner_confirms(
     expect(row).to_contain_text("1 photo")
     listing = Property.objects.get(title="Cottage by the river")
     assert listing.status == PropertyStatus.PENDING
-    screenshot("/owner/listings/", "owner-area", storage_state=owner_context.storage_state())
+    screenshot("/en/owner/listings/", "owner-area", storage_state=owner_context.storage_state())
 
     # a visitor does not find it yet
     visitor = visitor_context.new_page()
-    visitor.goto("/?q=cottage")
+    visitor.goto("/en/?q=cottage")
     expect(visitor.locator("[data-testid=result-count]")).to_have_text("0 listings")
 
     # an admin approves it in the back office
@@ -196,13 +196,13 @@ def test_owner_lists_admin_approves_customer_books_and_owner_confirms(
     assert listing.status == PropertyStatus.AVAILABLE
 
     # the listing now appears in the anonymous search
-    visitor.goto("/?q=cottage")
+    visitor.goto("/en/?q=cottage")
     assert card_titles(visitor) == ["Cottage by the river"]
 
     # a new customer registers, favorites it and requests a visit
     customer = customer_context.new_page()
     register(customer, name="Carl Customer", email="carl@example.com")
-    customer.goto("/?q=cottage")
+    customer.goto("/en/?q=cottage")
     customer.get_by_role("link", name="Cottage by the river").click()
     customer.get_by_role("button", name="Save to favorites").click()
     expect(customer.get_by_role("button", name="Saved to favorites")).to_be_visible()
@@ -212,7 +212,7 @@ def test_owner_lists_admin_approves_customer_books_and_owner_confirms(
     customer.get_by_label("Date and time (UTC)").fill(when.strftime("%Y-%m-%dT%H:%M"))
     customer.get_by_label("Message to the owner (optional)").fill("Saturday morning?")
     customer.get_by_role("button", name="Request a visit").click()
-    expect(customer).to_have_url(re.compile(r"/me/visits/$"))
+    expect(customer).to_have_url(re.compile(r"/en/me/visits/$"))
     expect(customer.locator("[data-testid=visit-status]")).to_have_text("Pending")
     assert Favorite.objects.filter(user__email="carl@example.com", property=listing).exists()
     visit = Appointment.objects.get(property=listing)
@@ -222,7 +222,7 @@ def test_owner_lists_admin_approves_customer_books_and_owner_confirms(
     owner.get_by_role("link", name="Visit requests").click()
     owner.get_by_role("button", name="Confirm the visit of Cottage by the river").click()
     expect(owner.locator("[data-testid=visit-status]")).to_have_text("Confirmed")
-    customer.goto("/me/visits/")
+    customer.goto("/en/me/visits/")
     expect(customer.locator("[data-testid=visit-status]")).to_have_text("Confirmed")
     expect(customer.get_by_test_id("notifications-link")).to_contain_text("1 unread")
     visit.refresh_from_db()

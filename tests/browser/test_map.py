@@ -6,7 +6,6 @@ import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from django.urls import reverse
 from playwright.sync_api import expect
 
 from tests.browser.conftest import PHONE, SCREENSHOTS
@@ -64,7 +63,7 @@ def point_of(page, title: str) -> tuple[float, float]:
 
 def test_the_map_shows_clusters_zoomed_out_and_listings_zoomed_in(spread_listings, new_context):
     page = new_context().new_page()
-    page.goto("/")
+    page.goto("/en/")
     map_element = page.locator(MAP)
 
     # then the results of two cities far apart are two clusters with their counts
@@ -98,7 +97,7 @@ def test_the_map_shows_clusters_zoomed_out_and_listings_zoomed_in(spread_listing
 def test_the_clusters_follow_the_search_filters(spread_listings, new_context):
     # given a search for Barcelona only
     page = new_context().new_page()
-    page.goto("/?municipality=barcelona")
+    page.goto("/en/?municipality=barcelona")
 
     expect(page.locator("[data-testid=result-count]")).to_have_text("8 listings")
     expect(page.locator(MAP)).to_have_attribute("data-showing", "markers")
@@ -117,7 +116,7 @@ def test_the_clusters_follow_the_search_filters(spread_listings, new_context):
 def test_a_drawn_area_filters_the_results(spread_listings, new_context):
     page = new_context().new_page()
     # given the visitor looks at Madrid's streets
-    page.goto("/?municipality=madrid")
+    page.goto("/en/?municipality=madrid")
     expect(page.locator("[data-testid=result-count]")).to_have_text("12 listings")
     map_element = page.locator(MAP)
     expect(map_element).to_have_attribute("data-showing", "markers")
@@ -161,7 +160,7 @@ def test_a_drawn_area_filters_the_results(spread_listings, new_context):
 
 def test_the_map_on_a_phone(spread_listings, new_context):
     page = new_context(PHONE).new_page()
-    page.goto("/")
+    page.goto("/en/")
     # a phone shows the list first; the map is one tap away
     page.get_by_text("Map", exact=True).click()
     expect(clusters(page)).to_have_count(2)
@@ -184,7 +183,7 @@ def test_a_listings_map_below_the_photos_loads_when_scrolled_to_on_a_phone(
         longitude=-3.7038,
     )
     page = new_context(PHONE).new_page()
-    page.goto(reverse("listings:detail", args=[listing.pk]))
+    page.goto(listing.get_absolute_url())
     map_element = page.locator("#listing-map")
 
     # then the map, below the fold, waits: Leaflet is not fetched yet

@@ -153,7 +153,7 @@ def test_touch_targets_are_at_least_24_pixels_on_a_phone(listings, new_context):
     pages = [
         ("home", reverse("home"), "Filters (0)"),
         ("search", reverse("home") + "?municipality=Madrid&sort=price", "Filters (1)"),
-        ("listing", reverse("listings:detail", args=[listings[0].pk]), None),
+        ("listing", listings[0].get_absolute_url(), None),
     ]
     for name, path, filters in pages:
         # when every part of the page is shown (the filters, the list, then the map)

@@ -21,7 +21,7 @@ def towns(db):
 
 def test_a_visitor_picks_a_suggested_town_with_the_keyboard_alone(towns, new_context):
     page = new_context().new_page()
-    page.goto("/")
+    page.goto("/en/")
     field = page.get_by_role("combobox", name="Municipality")
     suggestions = page.get_by_role("listbox", name="Towns")
 
@@ -57,7 +57,7 @@ def test_a_visitor_picks_a_suggested_town_with_the_keyboard_alone(towns, new_con
 
 def test_escape_closes_the_suggestions_and_a_click_picks_one(towns, new_context):
     page = new_context().new_page()
-    page.goto("/")
+    page.goto("/en/")
     field = page.get_by_role("combobox", name="Municipality")
     suggestions = page.get_by_role("listbox", name="Towns")
 
@@ -78,7 +78,7 @@ def test_escape_closes_the_suggestions_and_a_click_picks_one(towns, new_context)
 @pytest.mark.parametrize(("width_name", "viewport"), [("desktop", DESKTOP), ("phone", PHONE)])
 def test_the_suggestions_screenshot(towns, new_context, width_name, viewport):
     page = new_context(viewport).new_page()
-    page.goto("/")
+    page.goto("/en/")
     if width_name == "phone":
         # a phone folds the town field with the other filters
         page.get_by_role("button", name="Filters (0)").click()

@@ -50,7 +50,7 @@ def test_the_worker_sends_both_parts_with_the_unsubscribe_headers(smtp_server, s
     html = message.get_body(preferencelist=("html",)).get_content()
     assert "Hello Ana," in text and "https://estate.example/reset/xyz/" in text
     assert f"Stop these emails: {UNSUBSCRIBE}" in text
-    assert f"Your email preferences: {settings.SITE_URL}/me/email/" in text
+    assert f"Your email preferences: {settings.SITE_URL}/en/me/email/" in text
     assert 'href="https://estate.example/reset/xyz/"' in html and "Estate" in html
     assert f'href="{UNSUBSCRIBE}"' in html
 

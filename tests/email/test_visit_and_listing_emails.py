@@ -107,7 +107,7 @@ def test_a_visit_request_emails_the_listings_owner(
         to=owner,
         subject=f"Estate: New visit request: {TITLE}",
         topic=EmailTopic.VISITS,
-        says=[TITLE, WHEN, customer.name, site_url(settings, "/owner/visits/")],
+        says=[TITLE, WHEN, customer.name, site_url(settings, "/en/owner/visits/")],
     )
 
 
@@ -131,7 +131,7 @@ def test_a_confirmed_visit_emails_the_customer(
         to=customer,
         subject=f"Estate: Visit confirmed: {TITLE}",
         topic=EmailTopic.VISITS,
-        says=[TITLE, WHEN, site_url(settings, "/me/visits/")],
+        says=[TITLE, WHEN, site_url(settings, "/en/me/visits/")],
     )
 
 
@@ -153,7 +153,7 @@ def test_a_visit_cancelled_by_the_owner_emails_the_customer(
         to=customer,
         subject=f"Estate: Visit cancelled: {TITLE}",
         topic=EmailTopic.VISITS,
-        says=[TITLE, WHEN, site_url(settings, "/me/visits/")],
+        says=[TITLE, WHEN, site_url(settings, "/en/me/visits/")],
     )
 
 
@@ -175,7 +175,7 @@ def test_a_visit_cancelled_by_the_customer_emails_the_owner_instead(
         to=owner,
         subject=f"Estate: Visit cancelled: {TITLE}",
         topic=EmailTopic.VISITS,
-        says=[TITLE, WHEN, site_url(settings, "/owner/visits/")],
+        says=[TITLE, WHEN, site_url(settings, "/en/owner/visits/")],
     )
 
 
@@ -197,7 +197,7 @@ def test_a_visit_rescheduled_by_the_owner_emails_the_customer_its_new_time(
         to=customer,
         subject=f"Estate: Visit rescheduled: {TITLE}",
         topic=EmailTopic.VISITS,
-        says=[TITLE, LATER, site_url(settings, "/me/visits/")],
+        says=[TITLE, LATER, site_url(settings, "/en/me/visits/")],
     )
 
 
@@ -221,7 +221,7 @@ def test_a_visit_rescheduled_by_the_customer_emails_the_owner_instead(
         to=owner,
         subject=f"Estate: Visit rescheduled: {TITLE}",
         topic=EmailTopic.VISITS,
-        says=[TITLE, LATER, site_url(settings, "/owner/visits/")],
+        says=[TITLE, LATER, site_url(settings, "/en/owner/visits/")],
     )
 
 
@@ -245,8 +245,8 @@ def test_a_visit_an_administrator_confirms_emails_both_parties(
         message["To"]: message.get_body(preferencelist=("plain",)).get_content()
         for message in smtp_server.messages
     }
-    assert site_url(settings, "/me/visits/") in links[customer.email]
-    assert site_url(settings, "/owner/visits/") in links[owner.email]
+    assert site_url(settings, "/en/me/visits/") in links[customer.email]
+    assert site_url(settings, "/en/owner/visits/") in links[owner.email]
     assert {message["Subject"] for message in smtp_server.messages} == {
         f"Estate: Visit confirmed: {TITLE}"
     }
@@ -375,7 +375,7 @@ def test_an_approved_listing_emails_its_owner(
         to=owner,
         subject=f"Estate: Listing approved: {TITLE}",
         topic=EmailTopic.LISTINGS,
-        says=[TITLE, site_url(settings, f"/listings/{pending_listing.id}/")],
+        says=[TITLE, site_url(settings, pending_listing.get_absolute_url())],
     )
 
 
@@ -401,7 +401,7 @@ def test_a_listing_suspended_through_the_api_emails_its_owner_that_no_reason_was
         says=[
             TITLE,
             "No reason was given.",
-            site_url(settings, f"/listings/{listing.id}/"),
+            site_url(settings, listing.get_absolute_url()),
         ],
     )
 
@@ -426,7 +426,7 @@ def test_a_listing_suspended_in_the_back_office_emails_its_owner_the_reason(
         to=owner,
         subject=f"Estate: Listing suspended: {TITLE}",
         topic=EmailTopic.LISTINGS,
-        says=[TITLE, f"Reason: {REASON}", site_url(settings, f"/listings/{listing.id}/")],
+        says=[TITLE, f"Reason: {REASON}", site_url(settings, listing.get_absolute_url())],
     )
 
 

@@ -45,7 +45,7 @@ def session_client(owner) -> tuple[APIClient, str]:
     """The owner signed in with a session, CSRF enforced, and the token a page gave it."""
     client = APIClient(enforce_csrf_checks=True)
     client.force_login(owner)
-    client.get("/accounts/login/")
+    client.get("/en/accounts/login/")
     return client, client.cookies["csrftoken"].value
 
 

@@ -126,9 +126,9 @@ def test_an_approval_alerts_the_customer_in_app_by_email_and_by_webhook(
     [message] = smtp_server.messages
     assert smtp_server.recipients == [["carla@example.com"]]
     assert message["Subject"] == "Estate: New listing: Patio house in Triana"
-    link = f"https://estate.example/listings/{listing_id}/"
+    link = f"https://estate.example{Property.objects.get(pk=listing_id).get_absolute_url()}"
     text, html = bodies(message)
-    assert "Hello Carla Customer," in text and link in text and "310,000.00" in text
+    assert "Hello Carla Customer," in text and link in text and "€310,000" in text
     assert f'href="{link}"' in html and "Patio house in Triana" in html
     unsubscribe = message["List-Unsubscribe"].strip("<>")
     assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
@@ -283,8 +283,8 @@ def test_a_price_drop_alerts_every_favoriter_once_and_keeps_the_history(
     for message in smtp_server.messages:
         assert message["Subject"] == f"Estate: Price drop: {listing.title}"
         text, html = bodies(message)
-        assert "280,000.00 (was 300,000.00)" in text
-        assert f'href="https://estate.example/listings/{listing.id}/"' in html
+        assert "€280,000 (was €300,000)" in text
+        assert f'href="https://estate.example{listing.get_absolute_url()}"' in html
         assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
 
     # and the owner's webhook hears property.price_dropped with the price before
@@ -405,10 +405,10 @@ def test_digests_collect_each_match_once(
     [message] = smtp_server.messages
     assert message["Subject"] == "Estate: 2 new listings for your saved searches"
     text, html = bodies(message)
-    assert text.count(f"/listings/{first}/") == 1 and text.count(f"/listings/{second}/") == 1
+    assert text.count(f"/en/listings/{first}/") == 1 and text.count(f"/en/listings/{second}/") == 1
     assert "for Sevilla, Buying in Sevilla" in text
     assert "for Sevilla\n" in text
-    assert html.count(f"/listings/{first}/") == 1
+    assert html.count(f"/en/listings/{first}/") == 1
     assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
 
     # when the digest's task runs again, and a later digest finds nothing new

@@ -76,8 +76,8 @@ def test_the_website_page_saves_the_ticked_topics(customer):
     session = signed_in(customer)
 
     # when
-    page = session.get("/me/email/").text
-    saved = session.post("/me/email/", {"visits": "on"})
+    page = session.get("/en/me/email/").text
+    saved = session.post("/en/me/email/", {"visits": "on"})
 
     # then
     assert 'name="alerts"' in page and "checked" in page

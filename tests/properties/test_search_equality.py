@@ -49,7 +49,7 @@ SEARCH_COUNT = 576
 BATCH_SIZE = 16
 BATCHES = range(SEARCH_COUNT // BATCH_SIZE)
 
-SEARCH_PAGE = "/"
+SEARCH_PAGE = "/en/"
 # Results per page of the website's search page, and of the API without `limit`.
 WEBSITE_PAGE_SIZE = 12
 API_DEFAULT_LIMIT = 10

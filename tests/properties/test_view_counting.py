@@ -9,7 +9,6 @@ import uuid
 import pytest
 from django.db import DatabaseError, connection
 from django.test import Client
-from django.urls import reverse
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
@@ -23,7 +22,7 @@ BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.
 
 
 def page_of(listing) -> str:
-    return reverse("listings:detail", args=[listing.pk])
+    return listing.get_absolute_url()
 
 
 def views_by_listing() -> dict[str, int]:

@@ -20,14 +20,14 @@ def register(client, **fields):
         "password_again": "tulip-garden-42",
         **fields,
     }
-    return client.post("/accounts/register/", data)
+    return client.post("/en/accounts/register/", data)
 
 
 def test_registering_as_a_customer_creates_the_account_and_signs_in(client):
     response = register(client)
 
     assert response.status_code == 302
-    assert response.url == "/"
+    assert response.url == "/en/"
     user = User.objects.get()
     assert (user.email, user.name, user.phone, user.user_type) == (
         "nina@example.com",
@@ -36,13 +36,13 @@ def test_registering_as_a_customer_creates_the_account_and_signs_in(client):
         UserType.CUSTOMER,
     )
     assert Customer.objects.filter(user=user).exists()
-    assert client.get("/").context["user"] == user
+    assert client.get("/en/").context["user"] == user
 
 
 def test_registering_as_an_owner_leads_to_the_owner_area(client):
     response = register(client, user_type="OWNER", email="olive@example.com")
 
-    assert response.url == "/owner/listings/"
+    assert response.url == "/en/owner/listings/"
     assert Owner.objects.filter(user__email="olive@example.com").exists()
 
 
@@ -70,30 +70,30 @@ def test_registration_shows_the_services_password_and_email_rules(client, custom
 
 def test_log_in_with_the_right_password_and_go_to_next(client, customer):
     response = client.post(
-        "/accounts/login/",
-        {"email": " Carla@Example.com ", "password": PASSWORD, "next": "/me/favorites/"},
+        "/en/accounts/login/",
+        {"email": " Carla@Example.com ", "password": PASSWORD, "next": "/en/me/favorites/"},
     )
 
     assert response.status_code == 302
-    assert response.url == "/me/favorites/"
-    assert client.get("/me/favorites/").status_code == 200
+    assert response.url == "/en/me/favorites/"
+    assert client.get("/en/me/favorites/").status_code == 200
 
 
 def test_log_in_never_redirects_to_another_site(client, customer):
     response = client.post(
-        "/accounts/login/",
+        "/en/accounts/login/",
         {"email": "carla@example.com", "password": PASSWORD, "next": "https://evil.example/"},
     )
 
-    assert response.url == "/"
+    assert response.url == "/en/"
 
 
 def test_wrong_email_and_wrong_password_get_the_same_message(client, customer):
     wrong_password = client.post(
-        "/accounts/login/", {"email": "carla@example.com", "password": "not-it-at-all"}
+        "/en/accounts/login/", {"email": "carla@example.com", "password": "not-it-at-all"}
     )
     wrong_email = client.post(
-        "/accounts/login/", {"email": "who@example.com", "password": PASSWORD}
+        "/en/accounts/login/", {"email": "who@example.com", "password": PASSWORD}
     )
 
     for response in (wrong_password, wrong_email):
@@ -105,8 +105,10 @@ def test_log_in_attempts_share_the_apis_rate_limit(client, customer, throttle_ra
     throttle_rates(login="2/min")
     data = {"email": "carla@example.com", "password": "not-it-at-all"}
 
-    statuses = [client.post("/accounts/login/", data).status_code for _attempt in range(3)]
-    blocked = client.post("/accounts/login/", {"email": "carla@example.com", "password": PASSWORD})
+    statuses = [client.post("/en/accounts/login/", data).status_code for _attempt in range(3)]
+    blocked = client.post(
+        "/en/accounts/login/", {"email": "carla@example.com", "password": PASSWORD}
+    )
 
     assert statuses == [401, 401, 429]
     assert blocked.status_code == 429
@@ -114,16 +116,18 @@ def test_log_in_attempts_share_the_apis_rate_limit(client, customer, throttle_ra
 
 
 def test_log_out_is_a_post(customer_session):
-    refused = customer_session.get("/accounts/logout/")
-    response = customer_session.post("/accounts/logout/")
+    refused = customer_session.get("/en/accounts/logout/")
+    response = customer_session.post("/en/accounts/logout/")
 
     assert refused.status_code == 405
     assert response.status_code == 302
-    assert customer_session.get("/me/favorites/").status_code == 302
+    assert customer_session.get("/en/me/favorites/").status_code == 302
 
 
 def test_profile_changes_name_and_phone(customer_session, customer):
-    response = customer_session.post("/accounts/profile/", {"name": "Carla C.", "phone": "+34 600"})
+    response = customer_session.post(
+        "/en/accounts/profile/", {"name": "Carla C.", "phone": "+34 600"}
+    )
 
     customer.refresh_from_db()
     assert response.status_code == 302
@@ -132,7 +136,7 @@ def test_profile_changes_name_and_phone(customer_session, customer):
 
 def test_password_change_needs_the_current_password(customer_session, customer):
     wrong = customer_session.post(
-        "/accounts/password/",
+        "/en/accounts/password/",
         {
             "current_password": "not-the-password",
             "new_password": "violet-river-77",
@@ -140,7 +144,7 @@ def test_password_change_needs_the_current_password(customer_session, customer):
         },
     )
     right = customer_session.post(
-        "/accounts/password/",
+        "/en/accounts/password/",
         {
             "current_password": PASSWORD,
             "new_password": "violet-river-77",
@@ -154,7 +158,7 @@ def test_password_change_needs_the_current_password(customer_session, customer):
     assert right.status_code == 302
     assert customer.check_password("violet-river-77")
     # the session that changed the password stays signed in
-    assert customer_session.get("/accounts/profile/").status_code == 200
+    assert customer_session.get("/en/accounts/profile/").status_code == 200
 
 
 def test_a_password_change_revokes_the_users_api_tokens(customer_session, customer):
@@ -165,7 +169,7 @@ def test_a_password_change_revokes_the_users_api_tokens(customer_session, custom
 
     # when the password is changed on the website
     response = customer_session.post(
-        "/accounts/password/",
+        "/en/accounts/password/",
         {
             "current_password": PASSWORD,
             "new_password": "violet-river-77",
@@ -177,14 +181,14 @@ def test_a_password_change_revokes_the_users_api_tokens(customer_session, custom
     assert response.status_code == 302
     for token in tokens:
         assert_problem(bearer_client(token).get(me), 401, "not_authenticated")
-    assert customer_session.get("/accounts/profile/").status_code == 200
+    assert customer_session.get("/en/accounts/profile/").status_code == 200
 
 
 def test_a_refused_password_change_keeps_the_tokens(customer_session, customer):
     token, _access_token = access_token_issue(user=customer)
 
     response = customer_session.post(
-        "/accounts/password/",
+        "/en/accounts/password/",
         {
             "current_password": "not-the-password",
             "new_password": "violet-river-77",
@@ -198,7 +202,7 @@ def test_a_refused_password_change_keeps_the_tokens(customer_session, customer):
 
 def test_a_weak_new_password_shows_the_validators_message_on_its_field(customer_session):
     response = customer_session.post(
-        "/accounts/password/",
+        "/en/accounts/password/",
         {"current_password": PASSWORD, "new_password": "short", "new_password_again": "short"},
     )
 
@@ -208,7 +212,12 @@ def test_a_weak_new_password_shows_the_validators_message_on_its_field(customer_
 
 
 def test_account_pages_need_a_session(client):
-    for path in ("/accounts/profile/", "/accounts/password/", "/me/favorites/", "/me/visits/"):
+    for path in (
+        "/en/accounts/profile/",
+        "/en/accounts/password/",
+        "/en/me/favorites/",
+        "/en/me/visits/",
+    ):
         response = client.get(path)
         assert response.status_code == 302
-        assert response.url == f"/accounts/login/?next={path}"
+        assert response.url == f"/en/accounts/login/?next={path}"

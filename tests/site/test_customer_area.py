@@ -32,7 +32,7 @@ def test_favorites_page_lists_mine_newest_first_without_others_or_hidden_ones(
 
     # when: session, user, favorites with their listings, their photos, unread count
     with django_assert_num_queries(5):
-        response = customer_session.get("/me/favorites/")
+        response = customer_session.get("/en/me/favorites/")
 
     # then
     page = response.text
@@ -47,24 +47,24 @@ def test_my_visits_offer_cancel_and_reschedule_by_the_state_machine(customer_ses
         user=customer, property=house(title="Done visit"), status=AppointmentStatus.COMPLETED
     )
 
-    response = customer_session.get("/me/visits/")
+    response = customer_session.get("/en/me/visits/")
 
     page = response.text
-    assert f'action="/visits/{pending.pk}/cancel/"' in page
-    assert f'href="/visits/{pending.pk}/reschedule/?next=/me/visits/"' in page
+    assert f'action="/en/visits/{pending.pk}/cancel/"' in page
+    assert f'href="/en/visits/{pending.pk}/reschedule/?next=/en/me/visits/"' in page
     # the customer may not confirm, and a completed visit is final
-    assert f"/visits/{pending.pk}/confirm/" not in page
-    assert f"/visits/{done.pk}/" not in page
+    assert f"/en/visits/{pending.pk}/confirm/" not in page
+    assert f"/en/visits/{done.pk}/" not in page
 
 
 def test_customer_cancels_a_visit_and_the_owner_is_notified(customer_session, customer):
     visit = AppointmentFactory(user=customer, property=house(title="Changed my mind"))
 
-    response = customer_session.post(f"/visits/{visit.pk}/cancel/", {"next": "/me/visits/"})
+    response = customer_session.post(f"/en/visits/{visit.pk}/cancel/", {"next": "/en/me/visits/"})
 
     visit.refresh_from_db()
     assert response.status_code == 302
-    assert response.url == "/me/visits/"
+    assert response.url == "/en/me/visits/"
     assert visit.status == AppointmentStatus.CANCELLED
     notice = Notification.objects.get(user=visit.owner.user)
     assert notice.title == "Visit cancelled"
@@ -73,7 +73,7 @@ def test_customer_cancels_a_visit_and_the_owner_is_notified(customer_session, cu
 def test_customer_may_not_confirm_their_own_request(customer_session, customer):
     visit = AppointmentFactory(user=customer, property=house())
 
-    response = customer_session.post(f"/visits/{visit.pk}/confirm/", follow=True)
+    response = customer_session.post(f"/en/visits/{visit.pk}/confirm/", follow=True)
 
     visit.refresh_from_db()
     assert visit.status == AppointmentStatus.PENDING
@@ -83,7 +83,7 @@ def test_customer_may_not_confirm_their_own_request(customer_session, customer):
 def test_someone_elses_visit_is_404(customer_session):
     visit = AppointmentFactory(property=house())
 
-    response = customer_session.post(f"/visits/{visit.pk}/cancel/")
+    response = customer_session.post(f"/en/visits/{visit.pk}/cancel/")
 
     assert response.status_code == 404
 
@@ -94,10 +94,10 @@ def test_reschedule_moves_the_visit_back_to_pending(customer_session, customer):
     )
     new_date = in_days(5)
 
-    form = customer_session.get(f"/visits/{visit.pk}/reschedule/?next=/me/visits/")
+    form = customer_session.get(f"/en/visits/{visit.pk}/reschedule/?next=/en/me/visits/")
     response = customer_session.post(
-        f"/visits/{visit.pk}/reschedule/",
-        {"date": new_date.strftime("%Y-%m-%dT%H:%M"), "duration": "60", "next": "/me/visits/"},
+        f"/en/visits/{visit.pk}/reschedule/",
+        {"date": new_date.strftime("%Y-%m-%dT%H:%M"), "duration": "60", "next": "/en/me/visits/"},
     )
 
     visit.refresh_from_db()
@@ -114,7 +114,7 @@ def test_reschedule_refused_by_the_service_shows_its_message(customer_session, c
     visit = AppointmentFactory(user=customer, property=house())
 
     response = customer_session.post(
-        f"/visits/{visit.pk}/reschedule/", {"date": "2001-01-01T10:00", "duration": "30"}
+        f"/en/visits/{visit.pk}/reschedule/", {"date": "2001-01-01T10:00", "duration": "30"}
     )
 
     assert response.status_code == 400
@@ -129,11 +129,11 @@ def test_header_shows_the_unread_count_and_notifications_can_be_marked_read(
     NotificationFactory(user=customer, title="Old news", read=True)
     NotificationFactory(title="For someone else")
 
-    before = customer_session.get("/")
-    customer_session.post(f"/me/notifications/{first.pk}/read/")
-    after_one = customer_session.get("/me/notifications/")
-    customer_session.post("/me/notifications/read-all/")
-    after_all = customer_session.get("/")
+    before = customer_session.get("/en/")
+    customer_session.post(f"/en/me/notifications/{first.pk}/read/")
+    after_one = customer_session.get("/en/me/notifications/")
+    customer_session.post("/en/me/notifications/read-all/")
+    after_all = customer_session.get("/en/")
 
     assert '2<span class="visually-hidden"> unread</span>' in before.text
     assert '1<span class="visually-hidden"> unread</span>' in after_one.text
@@ -145,7 +145,7 @@ def test_header_shows_the_unread_count_and_notifications_can_be_marked_read(
 def test_someone_elses_notification_cannot_be_marked(customer_session):
     notification = NotificationFactory(title="Private")
 
-    response = customer_session.post(f"/me/notifications/{notification.pk}/read/")
+    response = customer_session.post(f"/en/me/notifications/{notification.pk}/read/")
 
     notification.refresh_from_db()
     assert response.status_code == 404

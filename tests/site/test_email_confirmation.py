@@ -38,7 +38,7 @@ def test_a_new_account_confirms_its_address_from_the_emailed_link(smtp_server):
     # given someone signs up on the website
     client = Client()
     client.post(
-        "/accounts/register/",
+        "/en/accounts/register/",
         {
             "name": "Nina New",
             "email": "nina@example.com",
@@ -63,7 +63,7 @@ def test_a_new_account_confirms_its_address_from_the_emailed_link(smtp_server):
     # then the address is confirmed once
     assert message["Subject"] == "Estate: Confirm your email address"
     assert smtp_server.recipients == [["nina@example.com"]]
-    assert (first.status_code, first["Location"]) == (302, "/accounts/profile/")
+    assert (first.status_code, first["Location"]) == (302, "/en/accounts/profile/")
     assert messages_of(first) == ["Welcome, Nina New.", "Your email address is confirmed."]
     assert confirmed_at is not None
     assert second.status_code == 302
@@ -83,7 +83,7 @@ def test_registering_through_the_api_queues_the_confirmation(anonymous_client):
     assert response.status_code == 201, response.content
     [email] = queued_emails()
     assert email["to"] == "api@example.com"
-    assert "/accounts/email/confirm/" in email["text"]
+    assert "/en/accounts/email/confirm/" in email["text"]
 
 
 @pytest.mark.parametrize("how", ["altered", "expired", "outdated"])
@@ -98,10 +98,10 @@ def test_a_bad_link_confirms_nothing_and_says_so(client, customer, settings, how
         User.objects.filter(pk=customer.pk).update(email="new-address@example.com")
 
     # when
-    response = client.get(f"/accounts/email/confirm/{token}/")
+    response = client.get(f"/en/accounts/email/confirm/{token}/")
 
     # then
-    assert (response.status_code, response["Location"]) == (302, "/accounts/login/")
+    assert (response.status_code, response["Location"]) == (302, "/en/accounts/login/")
     assert messages_of(response) == ["This link has expired or is not valid: ask for a new one."]
     customer.refresh_from_db()
     assert customer.email_verified is None
@@ -123,8 +123,8 @@ def test_a_changed_address_must_be_confirmed_again(admin, customer):
 
 def test_the_profile_sends_the_link_again_until_confirmed(customer_session, customer):
     # when the address is not confirmed
-    page = customer_session.get("/accounts/profile/").text
-    sent = customer_session.post("/accounts/email/confirmation/")
+    page = customer_session.get("/en/accounts/profile/").text
+    sent = customer_session.post("/en/accounts/email/confirmation/")
 
     # then the link is offered and sent
     assert "Send the confirmation link again" in page
@@ -133,10 +133,10 @@ def test_the_profile_sends_the_link_again_until_confirmed(customer_session, cust
 
     # when it is confirmed
     User.objects.filter(pk=customer.pk).update(email_verified="2026-01-01T00:00:00Z")
-    confirmed_page = customer_session.get("/accounts/profile/").text
+    confirmed_page = customer_session.get("/en/accounts/profile/").text
 
     # then nothing is offered, and asking sends nothing
     assert "Send the confirmation link again" not in confirmed_page
     assert "(confirmed)" in confirmed_page
-    customer_session.post("/accounts/email/confirmation/")
+    customer_session.post("/en/accounts/email/confirmation/")
     assert len(queued_emails()) == 1

@@ -41,14 +41,14 @@ def test_unknown_api_path_is_still_a_problem_document(client):
 
 
 def test_unknown_listing_is_the_sites_404(client):
-    response = client.get("/listings/doesnotexist00000000000000/")
+    response = client.get("/en/listings/doesnotexist00000000000000/")
 
     assert response.status_code == 404
     assert "<h1>Page not found</h1>" in response.text
 
 
 def test_forbidden_page_says_why(customer_session):
-    response = customer_session.get("/owner/listings/")
+    response = customer_session.get("/en/owner/listings/")
 
     assert response.status_code == 403
     assert "<h1>Not allowed</h1>" in response.text

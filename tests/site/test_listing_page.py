@@ -6,7 +6,6 @@ import re
 import pytest
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.urls import reverse
 from django.utils import timezone
 
 from appointments.models import Appointment, AppointmentStatus
@@ -62,7 +61,7 @@ def test_gallery_follows_the_owners_order_with_srcset_sizes_and_alt_text(client)
     untitled = ImageFactory(property=listing, position=1, title=None)
 
     # when
-    response = client.get(reverse("listings:detail", args=[listing.pk]))
+    response = client.get(listing.get_absolute_url())
 
     # then the stage shows the cover: its copies in srcset, eager and first to load
     assert response.status_code == 200
@@ -100,7 +99,7 @@ def test_a_copy_is_described_no_wider_than_its_photo(client):
     ImageFactory(property=listing, width=300, height=200, thumbnails={"400": small, "1200": large})
 
     # when
-    response = client.get(reverse("listings:detail", args=[listing.pk]))
+    response = client.get(listing.get_absolute_url())
 
     # then one width is named once, with the first of its files
     assert f'srcset="/media/{small} 300w"' in stage_image(response)
@@ -123,7 +122,7 @@ def test_files_missing_from_the_storage_are_never_linked(client):
     whole = ImageFactory(property=listing, position=2, title="Garden")
 
     # when
-    response = client.get(reverse("listings:detail", args=[listing.pk]))
+    response = client.get(listing.get_absolute_url())
 
     # then the page names only files that are there
     gallery = gallery_html(response)
@@ -145,7 +144,7 @@ def test_a_listing_whose_photo_files_are_missing_shows_the_placeholder(client):
     default_storage.delete(image.file.name)
 
     # when
-    response = client.get(reverse("listings:detail", args=[listing.pk]))
+    response = client.get(listing.get_absolute_url())
 
     # then the gallery says so, with no picture to fetch
     gallery = gallery_html(response)
@@ -156,7 +155,7 @@ def test_a_listing_whose_photo_files_are_missing_shows_the_placeholder(client):
 
 
 def test_a_listing_without_photos_shows_the_placeholder(client):
-    response = client.get(reverse("listings:detail", args=[house().pk]))
+    response = client.get(house().get_absolute_url())
 
     gallery = gallery_html(response)
     assert 'data-testid="gallery-placeholder">No photos yet.</p>' in gallery
@@ -175,14 +174,14 @@ def test_page_shows_videos_every_fact_the_category_and_a_map_marker(client):
     listing = record.property
     video = VideoFactory(property=listing, title="Walkthrough")
 
-    response = client.get(f"/listings/{listing.pk}/")
+    response = client.get(listing.get_absolute_url())
 
     page = response.text
     assert f'<source src="{video.file.url}" type="video/webm">' in page
     for label, value in [
         ("Type", "Apartment"),
         ("Category", "Luxury"),
-        ("Price", "180,000"),
+        ("Price", "€180,000"),
         ("Sale or rent", "Sale"),
         ("Rooms", "3"),
         ("Bedrooms", "2"),
@@ -204,7 +203,7 @@ def test_page_shows_the_price_history_newest_first(client):
     PriceChange.objects.create(property=listing, previous_price="270000", price="280000")
 
     # when
-    response = client.get(f"/listings/{listing.pk}/")
+    response = client.get(listing.get_absolute_url())
 
     # then the table holds both changes, the latest first
     assert response.status_code == 200
@@ -214,12 +213,12 @@ def test_page_shows_the_price_history_newest_first(client):
         for row in re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1], flags=re.DOTALL)
     ]
     today = timezone.localdate().strftime("%-d %B %Y")
-    assert rows == [f"{today} 280,000 higher 270,000", f"{today} 270,000 lower 300,000"]
+    assert rows == [f"{today} €280,000 higher €270,000", f"{today} €270,000 lower €300,000"]
 
 
 def test_a_listing_whose_price_never_changed_shows_no_history(client):
     # when
-    response = client.get(f"/listings/{house().pk}/")
+    response = client.get(house().get_absolute_url())
 
     # then
     assert response.status_code == 200
@@ -230,11 +229,11 @@ def test_a_hidden_listing_is_404_for_others_and_visible_to_its_owner(client, own
     pending = house(owner, title="Awaiting review", status=PropertyStatus.PENDING)
     suspended = house(owner, status=PropertyStatus.SUSPENDED)
 
-    anonymous = client.get(f"/listings/{pending.pk}/")
+    anonymous = client.get(pending.get_absolute_url())
     client.force_login(other_owner)
-    other = client.get(f"/listings/{suspended.pk}/")
+    other = client.get(suspended.get_absolute_url())
     client.force_login(owner)
-    own = client.get(f"/listings/{pending.pk}/")
+    own = client.get(pending.get_absolute_url())
 
     assert anonymous.status_code == 404
     assert "Page not found" in anonymous.text
@@ -247,13 +246,13 @@ def test_a_hidden_listing_is_404_for_others_and_visible_to_its_owner(client, own
 def test_favorite_toggle_saves_and_forgets_the_listing(customer_session, customer):
     listing = house(title="Keeper")
 
-    saved = customer_session.post(f"/listings/{listing.pk}/favorite/", {"favorite": "on"})
-    again = customer_session.post(f"/listings/{listing.pk}/favorite/", {"favorite": "on"})
-    page = customer_session.get(f"/listings/{listing.pk}/")
-    removed = customer_session.post(f"/listings/{listing.pk}/favorite/", {"favorite": "off"})
+    saved = customer_session.post(f"/en/listings/{listing.pk}/favorite/", {"favorite": "on"})
+    again = customer_session.post(f"/en/listings/{listing.pk}/favorite/", {"favorite": "on"})
+    page = customer_session.get(listing.get_absolute_url())
+    removed = customer_session.post(f"/en/listings/{listing.pk}/favorite/", {"favorite": "off"})
 
     assert saved.status_code == 302
-    assert saved.url == f"/listings/{listing.pk}/"
+    assert saved.url == listing.get_absolute_url()
     assert again.status_code == 302
     assert 'aria-pressed="true"' in page.text
     assert "Saved to favorites" in page.text
@@ -264,7 +263,7 @@ def test_favorite_toggle_saves_and_forgets_the_listing(customer_session, custome
 def test_favorite_of_a_hidden_listing_is_404(customer_session):
     hidden = PropertyFactory(status=PropertyStatus.PENDING)
 
-    response = customer_session.post(f"/listings/{hidden.pk}/favorite/", {"favorite": "on"})
+    response = customer_session.post(f"/en/listings/{hidden.pk}/favorite/", {"favorite": "on"})
 
     assert response.status_code == 404
     assert Favorite.objects.count() == 0
@@ -273,13 +272,13 @@ def test_favorite_of_a_hidden_listing_is_404(customer_session):
 def test_anonymous_visitors_are_sent_to_log_in_to_save_or_visit(client):
     listing = house()
 
-    favorite = client.post(f"/listings/{listing.pk}/favorite/", {"favorite": "on"})
-    visit = client.post(f"/listings/{listing.pk}/visit/", {})
-    page = client.get(f"/listings/{listing.pk}/")
+    favorite = client.post(f"/en/listings/{listing.pk}/favorite/", {"favorite": "on"})
+    visit = client.post(f"/en/listings/{listing.pk}/visit/", {})
+    page = client.get(listing.get_absolute_url())
 
     assert favorite.status_code == 302
-    assert favorite.url == f"/accounts/login/?next=/listings/{listing.pk}/"
-    assert visit.url == f"/accounts/login/?next=/listings/{listing.pk}/"
+    assert favorite.url == f"/en/accounts/login/?next=/en/listings/{listing.pk}/"
+    assert visit.url == f"/en/accounts/login/?next=/en/listings/{listing.pk}/"
     assert "to request a visit" in page.text
     assert Favorite.objects.count() == 0
 
@@ -289,12 +288,12 @@ def test_visit_request_books_an_appointment_with_the_owner(customer_session, cus
     when = (timezone.now() + datetime.timedelta(days=2)).replace(second=0, microsecond=0)
 
     response = customer_session.post(
-        f"/listings/{listing.pk}/visit/",
+        f"/en/listings/{listing.pk}/visit/",
         {"date": when.strftime("%Y-%m-%dT%H:%M"), "duration": "45", "notes": "After work"},
     )
 
     assert response.status_code == 302
-    assert response.url == "/me/visits/"
+    assert response.url == "/en/me/visits/"
     visit = Appointment.objects.get()
     assert (visit.user, visit.owner, visit.property) == (customer, listing.owner, listing)
     assert (visit.date, visit.duration, visit.notes) == (when, 45, "After work")
@@ -305,7 +304,7 @@ def test_visit_request_in_the_past_shows_the_services_message_on_the_form(custom
     listing = house()
 
     response = customer_session.post(
-        f"/listings/{listing.pk}/visit/", {"date": "2001-01-01T10:00", "duration": "30"}
+        f"/en/listings/{listing.pk}/visit/", {"date": "2001-01-01T10:00", "duration": "30"}
     )
 
     assert response.status_code == 400
@@ -317,10 +316,10 @@ def test_visit_request_that_overlaps_another_is_a_conflict(customer_session):
     listing = house()
     when = (timezone.now() + datetime.timedelta(days=2)).replace(second=0, microsecond=0)
     date = when.strftime("%Y-%m-%dT%H:%M")
-    customer_session.post(f"/listings/{listing.pk}/visit/", {"date": date, "duration": "30"})
+    customer_session.post(f"/en/listings/{listing.pk}/visit/", {"date": date, "duration": "30"})
 
     response = customer_session.post(
-        f"/listings/{listing.pk}/visit/", {"date": date, "duration": "30"}
+        f"/en/listings/{listing.pk}/visit/", {"date": date, "duration": "30"}
     )
 
     assert response.status_code == 409
@@ -331,7 +330,7 @@ def test_posts_without_the_csrf_token_are_refused_with_the_sites_page(csrf_clien
     listing = house()
     FavoriteFactory(user=customer, property=house())
 
-    response = csrf_client.post(f"/listings/{listing.pk}/favorite/", {"favorite": "on"})
+    response = csrf_client.post(f"/en/listings/{listing.pk}/favorite/", {"favorite": "on"})
 
     assert response.status_code == 403
     assert "This form expired" in response.text
@@ -354,7 +353,7 @@ def test_listing_page_queries_do_not_grow_with_its_photos(
 
     # when / then
     with django_assert_num_queries(expected):
-        customer_session.get(f"/listings/{few.pk}/")
+        customer_session.get(few.get_absolute_url())
     with django_assert_num_queries(expected):
-        response = customer_session.get(f"/listings/{many.pk}/")
+        response = customer_session.get(many.get_absolute_url())
     assert len(thumbnails(response)) == 5

@@ -37,9 +37,9 @@ HOUSE_FIELDS = {
 @pytest.mark.parametrize(
     "path",
     [
-        "/owner/listings/",
-        "/owner/listings/new/",
-        "/owner/visits/",
+        "/en/owner/listings/",
+        "/en/owner/listings/new/",
+        "/en/owner/visits/",
     ],
 )
 def test_customers_cannot_open_the_owner_area(customer_session, path):
@@ -50,24 +50,24 @@ def test_customers_cannot_open_the_owner_area(customer_session, path):
 
 
 def test_anonymous_visitors_are_asked_to_log_in_for_the_owner_area(client):
-    response = client.get("/owner/listings/")
+    response = client.get("/en/owner/listings/")
 
-    assert response.url == "/accounts/login/?next=/owner/listings/"
+    assert response.url == "/en/accounts/login/?next=/en/owner/listings/"
 
 
 def test_create_a_listing_in_two_steps(owner_session, owner, category):
     # step 1: the common fields
     step_one = owner_session.post(
-        "/owner/listings/new/", {**COMMON_FIELDS, "category": category.pk}
+        "/en/owner/listings/new/", {**COMMON_FIELDS, "category": category.pk}
     )
     listing = Property.objects.get()
     # step 2: the kind, then its form
-    chooser = owner_session.get(f"/owner/listings/{listing.pk}/details/")
-    house_form = owner_session.get(f"/owner/listings/{listing.pk}/details/?kind=house")
-    step_two = owner_session.post(f"/owner/listings/{listing.pk}/details/", HOUSE_FIELDS)
+    chooser = owner_session.get(f"/en/owner/listings/{listing.pk}/details/")
+    house_form = owner_session.get(f"/en/owner/listings/{listing.pk}/details/?kind=house")
+    step_two = owner_session.post(f"/en/owner/listings/{listing.pk}/details/", HOUSE_FIELDS)
 
     assert step_one.status_code == 302
-    assert step_one.url == f"/owner/listings/{listing.pk}/details/"
+    assert step_one.url == f"/en/owner/listings/{listing.pk}/details/"
     assert (listing.owner, listing.category, listing.status) == (
         owner.owner,
         category,
@@ -82,7 +82,7 @@ def test_create_a_listing_in_two_steps(owner_session, owner, category):
     assert 'name="bedrooms"' in house_form.text
     assert 'name="land_type"' not in house_form.text
     assert step_two.status_code == 302
-    assert step_two.url == f"/owner/listings/{listing.pk}/media/"
+    assert step_two.url == f"/en/owner/listings/{listing.pk}/media/"
     record = TypeSpecificRecord.objects.get(property=listing)
     assert (record.kind, record.rooms, record.bedrooms, record.swimming_pool) == (
         "house",
@@ -94,7 +94,7 @@ def test_create_a_listing_in_two_steps(owner_session, owner, category):
 
 def test_step_one_refuses_values_out_of_range(owner_session, category):
     response = owner_session.post(
-        "/owner/listings/new/",
+        "/en/owner/listings/new/",
         {**COMMON_FIELDS, "category": category.pk, "latitude": "91", "price": "-1"},
     )
 
@@ -108,7 +108,7 @@ def test_step_two_requires_every_fact_of_the_kind(owner_session, owner):
     listing = PropertyFactory(owner=owner.owner, status=PropertyStatus.PENDING)
 
     response = owner_session.post(
-        f"/owner/listings/{listing.pk}/details/", {"kind": "land", "serviced": "True"}
+        f"/en/owner/listings/{listing.pk}/details/", {"kind": "land", "serviced": "True"}
     )
 
     assert response.status_code == 400
@@ -120,7 +120,7 @@ def test_step_two_edits_an_existing_record(owner_session, owner):
     listing = house(owner)
 
     response = owner_session.post(
-        f"/owner/listings/{listing.pk}/details/", {**HOUSE_FIELDS, "bedrooms": "4"}
+        f"/en/owner/listings/{listing.pk}/details/", {**HOUSE_FIELDS, "bedrooms": "4"}
     )
 
     assert response.status_code == 302
@@ -132,7 +132,7 @@ def test_my_listings_show_each_status_and_only_mine(owner_session, owner):
     house(owner, title="Live one")
     house(title="Someone else's")
 
-    response = owner_session.get("/owner/listings/")
+    response = owner_session.get("/en/owner/listings/")
 
     page = response.text
     assert "Waiting one" in page and "Live one" in page
@@ -146,9 +146,11 @@ def test_another_owners_listing_is_404_in_the_owner_area(owner_session, other_ow
     theirs = house(other_owner)
 
     for path in ("edit/", "details/", "media/"):
-        assert owner_session.get(f"/owner/listings/{theirs.pk}/{path}").status_code == 404
+        assert owner_session.get(f"/en/owner/listings/{theirs.pk}/{path}").status_code == 404
     assert (
-        owner_session.post(f"/owner/listings/{theirs.pk}/status/", {"status": "SOLD"}).status_code
+        owner_session.post(
+            f"/en/owner/listings/{theirs.pk}/status/", {"status": "SOLD"}
+        ).status_code
         == 404
     )
 
@@ -157,7 +159,7 @@ def test_edit_changes_the_common_fields(owner_session, owner, category):
     listing = house(owner, title="Old title", price=100000)
 
     response = owner_session.post(
-        f"/owner/listings/{listing.pk}/edit/",
+        f"/en/owner/listings/{listing.pk}/edit/",
         {**COMMON_FIELDS, "title": "New title", "price": "95000", "category": category.pk},
     )
 
@@ -174,9 +176,9 @@ def test_mark_sold_follows_the_state_machine(owner_session, owner):
     for_sale = house(owner, title="Sold soon")
     for_rent = house(owner, transaction_type=TransactionType.RENT)
 
-    sold = owner_session.post(f"/owner/listings/{for_sale.pk}/status/", {"status": "SOLD"})
+    sold = owner_session.post(f"/en/owner/listings/{for_sale.pk}/status/", {"status": "SOLD"})
     wrong = owner_session.post(
-        f"/owner/listings/{for_rent.pk}/status/", {"status": "SOLD"}, follow=True
+        f"/en/owner/listings/{for_rent.pk}/status/", {"status": "SOLD"}, follow=True
     )
 
     for_sale.refresh_from_db()
@@ -191,7 +193,7 @@ def test_owner_cannot_approve_their_own_listing(owner_session, owner):
     pending = house(owner, status=PropertyStatus.PENDING)
 
     response = owner_session.post(
-        f"/owner/listings/{pending.pk}/status/", {"status": "AVAILABLE"}, follow=True
+        f"/en/owner/listings/{pending.pk}/status/", {"status": "AVAILABLE"}, follow=True
     )
 
     pending.refresh_from_db()
@@ -203,22 +205,22 @@ def test_upload_reorder_and_delete_photos(owner_session, owner):
     listing = house(owner, status=PropertyStatus.PENDING)
 
     first = owner_session.post(
-        f"/owner/listings/{listing.pk}/photos/",
+        f"/en/owner/listings/{listing.pk}/photos/",
         {"photo-file": jpeg_upload("a.jpg"), "photo-title": "Kitchen"},
     )
     owner_session.post(
-        f"/owner/listings/{listing.pk}/photos/",
+        f"/en/owner/listings/{listing.pk}/photos/",
         {"photo-file": jpeg_upload("b.jpg"), "photo-title": "Garden"},
     )
     kitchen, garden = Image.objects.filter(property=listing).order_by("position")
     moved = owner_session.post(
-        f"/owner/listings/{listing.pk}/photos/{garden.pk}/move/", {"position": "0"}
+        f"/en/owner/listings/{listing.pk}/photos/{garden.pk}/move/", {"position": "0"}
     )
     order_after_move = list(
         Image.objects.filter(property=listing).order_by("position").values_list("title", flat=True)
     )
-    deleted = owner_session.post(f"/owner/listings/{listing.pk}/photos/{garden.pk}/delete/")
-    page = owner_session.get(f"/owner/listings/{listing.pk}/media/")
+    deleted = owner_session.post(f"/en/owner/listings/{listing.pk}/photos/{garden.pk}/delete/")
+    page = owner_session.get(f"/en/owner/listings/{listing.pk}/media/")
 
     assert first.status_code == 302
     assert sorted(kitchen.thumbnails) == ["1200", "400"]
@@ -235,7 +237,7 @@ def test_an_upload_that_is_not_an_image_shows_the_services_message(owner_session
     listing = house(owner)
     fake = SimpleUploadedFile("photo.jpg", b"<html>not a photo</html>", content_type="image/jpeg")
 
-    response = owner_session.post(f"/owner/listings/{listing.pk}/photos/", {"photo-file": fake})
+    response = owner_session.post(f"/en/owner/listings/{listing.pk}/photos/", {"photo-file": fake})
 
     assert response.status_code == 415
     assert "The file is not a JPEG, PNG or WebP image." in response.text
@@ -246,7 +248,7 @@ def test_someone_elses_photo_cannot_be_deleted_through_my_listing(owner_session,
     mine = house(owner)
     theirs = ImageFactory(property=house())
 
-    response = owner_session.post(f"/owner/listings/{mine.pk}/photos/{theirs.pk}/delete/")
+    response = owner_session.post(f"/en/owner/listings/{mine.pk}/photos/{theirs.pk}/delete/")
 
     assert response.status_code == 404
     assert Image.objects.filter(pk=theirs.pk).exists()
@@ -255,16 +257,16 @@ def test_someone_elses_photo_cannot_be_deleted_through_my_listing(owner_session,
 def test_owner_confirms_then_completes_an_incoming_visit(owner_session, owner, customer):
     visit = AppointmentFactory(user=customer, property=house(owner, title="Open house"))
 
-    page = owner_session.get("/owner/visits/")
-    confirmed = owner_session.post(f"/visits/{visit.pk}/confirm/", {"next": "/owner/visits/"})
+    page = owner_session.get("/en/owner/visits/")
+    confirmed = owner_session.post(f"/en/visits/{visit.pk}/confirm/", {"next": "/en/owner/visits/"})
     visit.refresh_from_db()
     status_after_confirm = visit.status
-    owner_session.post(f"/visits/{visit.pk}/complete/", {"next": "/owner/visits/"})
+    owner_session.post(f"/en/visits/{visit.pk}/complete/", {"next": "/en/owner/visits/"})
 
     visit.refresh_from_db()
     assert "Open house" in page.text
-    assert f'action="/visits/{visit.pk}/confirm/"' in page.text
-    assert confirmed.url == "/owner/visits/"
+    assert f'action="/en/visits/{visit.pk}/confirm/"' in page.text
+    assert confirmed.url == "/en/owner/visits/"
     assert status_after_confirm == AppointmentStatus.CONFIRMED
     assert visit.status == AppointmentStatus.COMPLETED
     assert list(
@@ -275,9 +277,9 @@ def test_owner_confirms_then_completes_an_incoming_visit(owner_session, owner, c
 
 
 def test_the_location_map_of_the_listing_form_needs_map_tiles(owner_session, settings):
-    without_tiles = owner_session.get("/owner/listings/new/")
+    without_tiles = owner_session.get("/en/owner/listings/new/")
     settings.MAP_TILE_URL = "https://tiles.example.com/{z}/{x}/{y}.png"
-    with_tiles = owner_session.get("/owner/listings/new/")
+    with_tiles = owner_session.get("/en/owner/listings/new/")
 
     assert "data-location-map" not in without_tiles.text
     assert "location-picker.js" not in without_tiles.text
@@ -292,11 +294,11 @@ def test_upload_and_delete_a_video(owner_session, owner):
     tour = SimpleUploadedFile("tour.mp4", mp4_bytes(), content_type="video/mp4")
 
     uploaded = owner_session.post(
-        f"/owner/listings/{listing.pk}/videos/", {"video-file": tour, "video-title": "Tour"}
+        f"/en/owner/listings/{listing.pk}/videos/", {"video-file": tour, "video-title": "Tour"}
     )
     video = Video.objects.get(property=listing)
-    page = owner_session.get(f"/listings/{listing.pk}/")
-    deleted = owner_session.post(f"/owner/listings/{listing.pk}/videos/{video.pk}/delete/")
+    page = owner_session.get(listing.get_absolute_url())
+    deleted = owner_session.post(f"/en/owner/listings/{listing.pk}/videos/{video.pk}/delete/")
 
     assert uploaded.status_code == 302
     assert (video.title, video.content_type) == ("Tour", "video/mp4")

@@ -55,7 +55,7 @@ def test_the_dashboard_shows_each_listings_figures(owner_session, owner):
     # the busiest day's bar is the chart's full height, the other half of it
     assert '<rect x="140" y="2" width="4" height="36"></rect>' in page
     assert '<rect x="145" y="20" width="4" height="18"></rect>' in page
-    assert f'href="{reverse("listings:detail", args=[quiet.pk])}"' in page
+    assert f'href="{quiet.get_absolute_url()}"' in page
     assert "Someone else" not in page
 
 

@@ -15,7 +15,7 @@ from tests.webhooks.support import run_ready_tasks
 
 pytestmark = pytest.mark.django_db
 
-FORGOTTEN_URL = "/accounts/password/forgotten/"
+FORGOTTEN_URL = "/en/accounts/password/forgotten/"
 NEW_PASSWORD = "maple-window-77"
 
 
@@ -38,7 +38,7 @@ def test_a_customer_resets_their_password_from_the_emailed_link(smtp_server, cus
 
     # then one email with a one-time link reached their address
     assert asked.status_code == 302
-    assert asked["Location"] == "/accounts/password/forgotten/sent/"
+    assert asked["Location"] == "/en/accounts/password/forgotten/sent/"
     [message] = smtp_server.messages
     assert smtp_server.recipients == [[customer.email]]
     assert message["Subject"] == "Estate: Choose a new password"
@@ -51,7 +51,7 @@ def test_a_customer_resets_their_password_from_the_emailed_link(smtp_server, cus
 
     # then the password is the new one, the API tokens are gone, the link is spent
     assert chosen.status_code == 302
-    assert chosen["Location"] == "/accounts/password/reset/done/"
+    assert chosen["Location"] == "/en/accounts/password/reset/done/"
     customer.refresh_from_db()
     assert customer.check_password(NEW_PASSWORD)
     assert not AccessToken.objects.filter(user=customer).exists()
@@ -65,7 +65,7 @@ def test_an_unknown_address_gets_the_same_answer_and_no_email(client, customer):
 
     # then
     assert response.status_code == 302
-    assert response["Location"] == "/accounts/password/forgotten/sent/"
+    assert response["Location"] == "/en/accounts/password/forgotten/sent/"
     assert DBTaskResult.objects.count() == 0
     customer.refresh_from_db()
     assert customer.check_password(PASSWORD)
@@ -88,7 +88,7 @@ def test_asking_counts_against_the_sign_in_limits(client, customer, throttle_rat
 
 def test_the_log_in_page_offers_the_reset(client):
     # when
-    page = client.get("/accounts/login/").text
+    page = client.get("/en/accounts/login/").text
 
     # then
     assert f'href="{FORGOTTEN_URL}"' in page

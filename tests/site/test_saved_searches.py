@@ -11,7 +11,7 @@ from tests.site.conftest import house
 
 pytestmark = pytest.mark.django_db
 
-SEARCH = "/?transactionType=RENT&type=apartment&municipality=Madrid&sort=price&page=2"
+SEARCH = "/en/?transactionType=RENT&type=apartment&municipality=Madrid&sort=price&page=2"
 
 
 def messages_of(response) -> list[str]:
@@ -36,7 +36,7 @@ def test_the_results_offer_to_save_the_search_with_a_name_that_says_it(customer_
 
 def test_an_unfiltered_search_offers_no_saving(customer_session):
     # when
-    page = customer_session.get("/?sort=price").text
+    page = customer_session.get("/en/?sort=price").text
 
     # then
     assert 'data-testid="save-search"' not in page
@@ -49,7 +49,7 @@ def test_a_visitor_is_asked_to_log_in_first(db):
     # then
     assert 'data-testid="save-search"' in page
     assert "to save this search" in page
-    login = "/accounts/login/?next=/%3FtransactionType%3DRENT%26type%3Dapartment"
+    login = "/en/accounts/login/?next=/en/%3FtransactionType%3DRENT%26type%3Dapartment"
     assert f'href="{login}' in page
     assert 'name="criteria"' not in page
 
@@ -57,7 +57,7 @@ def test_a_visitor_is_asked_to_log_in_first(db):
 def test_a_customer_saves_the_search_of_the_page(customer_session, customer):
     # when
     response = customer_session.post(
-        "/me/saved-searches/new/",
+        "/en/me/saved-searches/new/",
         {
             "criteria": "type=apartment&transactionType=RENT&municipality=Madrid",
             "name": "Rentals in Madrid",
@@ -88,8 +88,8 @@ def test_a_customer_saves_the_search_of_the_page(customer_session, customer):
 def test_refused_criteria_are_said_and_nothing_is_saved(customer_session):
     # when
     response = customer_session.post(
-        "/me/saved-searches/new/",
-        {"criteria": "minPrice=9&maxPrice=1", "name": "Odd", "frequency": "DAILY", "next": "/"},
+        "/en/me/saved-searches/new/",
+        {"criteria": "minPrice=9&maxPrice=1", "name": "Odd", "frequency": "DAILY", "next": "/en/"},
     )
 
     # then
@@ -103,13 +103,18 @@ def test_refused_criteria_are_said_and_nothing_is_saved(customer_session):
 def test_a_visitor_posting_is_sent_to_log_in_and_nothing_is_saved(db):
     # when
     response = Client().post(
-        "/me/saved-searches/new/",
-        {"criteria": "type=house", "name": "Houses", "frequency": "DAILY", "next": "/?type=house"},
+        "/en/me/saved-searches/new/",
+        {
+            "criteria": "type=house",
+            "name": "Houses",
+            "frequency": "DAILY",
+            "next": "/en/?type=house",
+        },
     )
 
     # then
     assert response.status_code == 302
-    assert response["Location"].startswith("/accounts/login/")
+    assert response["Location"].startswith("/en/accounts/login/")
     assert SavedSearch.objects.count() == 0
 
 
@@ -122,13 +127,13 @@ def test_my_saved_searches_open_their_search_and_hide_others(
 
     # when
     with django_assert_max_num_queries(4):
-        response = customer_session.get("/me/saved-searches/")
+        response = customer_session.get("/en/me/saved-searches/")
 
     # then
     page = response.text
     assert response.status_code == 200
     assert "Flats in Madrid" in page
-    assert 'href="/?municipality=Madrid"' in page
+    assert 'href="/en/?municipality=Madrid"' in page
     assert "Someone else" not in page
 
 
@@ -138,7 +143,7 @@ def test_a_customer_renames_and_pauses_a_saved_search(customer_session, customer
 
     # when
     response = customer_session.post(
-        f"/me/saved-searches/{saved_search.pk}/",
+        f"/en/me/saved-searches/{saved_search.pk}/",
         {f"{saved_search.pk}-name": "New name", f"{saved_search.pk}-frequency": "PAUSED"},
     )
 
@@ -154,7 +159,7 @@ def test_a_customer_deletes_a_saved_search(customer_session, customer):
     kept = SavedSearchFactory(user=customer)
 
     # when
-    response = customer_session.post(f"/me/saved-searches/{saved_search.pk}/delete/")
+    response = customer_session.post(f"/en/me/saved-searches/{saved_search.pk}/delete/")
 
     # then
     assert response.status_code == 302
@@ -168,7 +173,7 @@ def test_someone_elses_saved_search_is_404_and_stays(customer_session, action):
 
     # when
     response = customer_session.post(
-        f"/me/saved-searches/{saved_search.pk}/{action}",
+        f"/en/me/saved-searches/{saved_search.pk}/{action}",
         {f"{saved_search.pk}-name": "Mine now", f"{saved_search.pk}-frequency": "PAUSED"},
     )
 

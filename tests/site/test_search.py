@@ -37,7 +37,7 @@ def test_home_lists_public_listings_newest_first_and_hides_pending_ones(client):
     house(title="Not moderated yet", status=PropertyStatus.PENDING)
 
     # when
-    response = client.get("/")
+    response = client.get("/en/")
 
     # then
     assert response.status_code == 200
@@ -57,7 +57,7 @@ def test_filters_in_the_url_are_the_api_parameters(client):
 
     # when the search names the API's camelCase parameters
     response = client.get(
-        "/",
+        "/en/",
         {
             "type": "house",
             "transactionType": "SALE",
@@ -83,7 +83,7 @@ def test_free_text_searches_title_description_address_and_municipality(client):
     house(title="Plain flat", description="A roof terrace on top.")
     house(title="Garden house", description="Green.")
 
-    response = client.get("/", {"q": "terrace", "sort": "createdAt"})
+    response = client.get("/en/", {"q": "terrace", "sort": "createdAt"})
 
     assert card_titles(response) == ["Loft with terrace", "Plain flat"]
 
@@ -91,7 +91,7 @@ def test_free_text_searches_title_description_address_and_municipality(client):
 def test_invalid_filters_show_their_errors_and_no_results(client):
     house(title="Any house")
 
-    response = client.get("/", {"minPrice": "500", "maxPrice": "100", "type": "castle"})
+    response = client.get("/en/", {"minPrice": "500", "maxPrice": "100", "type": "castle"})
 
     assert response.status_code == 400
     assert card_titles(response) == []
@@ -103,8 +103,8 @@ def test_results_are_paginated_by_twelve_and_page_links_keep_the_filters(client)
     for number in range(13):
         house(title=f"House {number:02d}", municipality="Madrid")
 
-    first = client.get("/", {"municipality": "Madrid", "sort": "createdAt"})
-    second = client.get("/", {"municipality": "Madrid", "sort": "createdAt", "page": "2"})
+    first = client.get("/en/", {"municipality": "Madrid", "sort": "createdAt"})
+    second = client.get("/en/", {"municipality": "Madrid", "sort": "createdAt", "page": "2"})
 
     assert len(card_titles(first)) == 12
     assert card_titles(second) == ["House 12"]
@@ -116,7 +116,7 @@ def test_bbox_from_the_map_filters_and_is_kept_by_the_form(client):
     house(title="In Madrid", latitude=40.42, longitude=-3.70)
     house(title="In Paris", latitude=48.85, longitude=2.35)
 
-    response = client.get("/", {"bbox": "-4,40,-3,41"})
+    response = client.get("/en/", {"bbox": "-4,40,-3,41"})
 
     assert card_titles(response) == ["In Madrid"]
     assert '<input type="hidden" name="bbox" value="-4,40,-3,41">' in response.text
@@ -127,7 +127,7 @@ def test_bbox_from_the_map_filters_and_is_kept_by_the_form(client):
 def test_map_markers_are_the_results_with_their_positions_and_links(client):
     listing = house(title="Marked house", latitude=40.5, longitude=-3.5, price=120000)
 
-    response = client.get("/")
+    response = client.get("/en/")
 
     assert map_markers(response) == [
         {
@@ -137,7 +137,7 @@ def test_map_markers_are_the_results_with_their_positions_and_links(client):
             "transactionType": "SALE",
             "lat": 40.5,
             "lng": -3.5,
-            "url": f"/listings/{listing.pk}/",
+            "url": listing.get_absolute_url(),
         }
     ]
 
@@ -145,9 +145,9 @@ def test_map_markers_are_the_results_with_their_positions_and_links(client):
 def test_map_tiles_come_from_the_setting_and_default_to_none(client, settings):
     house()
 
-    default = client.get("/")
+    default = client.get("/en/")
     settings.MAP_TILE_URL = "https://tiles.example.com/{z}/{x}/{y}.png"
-    configured = client.get("/")
+    configured = client.get("/en/")
 
     assert 'data-tile-url=""' in default.text
     assert 'data-tile-url="https://tiles.example.com/{z}/{x}/{y}.png"' in configured.text
@@ -165,7 +165,7 @@ def test_card_shows_the_cover_400_pixel_copy_price_type_place_and_facts(client):
     original = ImageFactory(property=land, title="")
 
     # when
-    response = client.get("/", {"sort": "createdAt"})
+    response = client.get("/en/", {"sort": "createdAt"})
 
     # then
     page = response.text
@@ -251,9 +251,9 @@ def test_query_count_is_the_same_for_one_and_thirty_results(
 
     # when / then
     with django_assert_num_queries(expected):
-        one = client.get("/", {"municipality": "Avila"})
+        one = client.get("/en/", {"municipality": "Avila"})
     with django_assert_num_queries(expected):
-        thirty = client.get("/", {"municipality": "Burgos"})
+        thirty = client.get("/en/", {"municipality": "Burgos"})
     assert len(card_titles(one)) == 1
     assert len(card_titles(thirty)) == 12
     assert len(map_markers(thirty)) == 30
@@ -264,7 +264,7 @@ def test_owners_find_their_own_pending_listing_in_search_with_its_status(client,
     PropertyFactory(title="Someone's pending house", status=PropertyStatus.PENDING)
     client.force_login(owner)
 
-    response = client.get("/")
+    response = client.get("/en/")
 
     assert card_titles(response) == ["My pending house"]
     assert "Pending review" in response.text
@@ -302,7 +302,7 @@ def test_a_visitors_search_is_counted_exactly_from_the_public_listing_groups(
 
     # when a visitor searches
     with CaptureQueriesContext(connection) as queries:
-        response = client.get("/", search)
+        response = client.get("/en/", search)
 
     # then the page announces the exact number of matches, counted from the groups in one
     # statement, not by the paginator
@@ -325,7 +325,7 @@ def test_the_search_page_is_rate_limited_like_the_apis_reads(
     house(title="Sea view flat")
 
     # when the page is asked for four times within the minute
-    answers = [browser.get("/", {"q": f"flat {number}"}) for number in range(4)]
+    answers = [browser.get("/en/", {"q": f"flat {number}"}) for number in range(4)]
 
     # then the fourth is refused with the time to wait, and nothing of the search
     assert [answer.status_code for answer in answers] == [200, 200, 200, 429]
@@ -345,7 +345,7 @@ def test_a_search_the_groups_cannot_count_is_counted_no_further_than_the_limit(c
 
     # when a visitor searches the area
     with CaptureQueriesContext(connection) as queries:
-        response = client.get("/", search)
+        response = client.get("/en/", search)
 
     # then its matches were counted no further than just past the limit, and the page says
     # what the API says (PostgreSQL's estimate past it; SQLite, which has none, counts all)
@@ -366,7 +366,7 @@ def test_a_search_is_paged_no_deeper_than_the_result_window(client, settings):
         house(title=f"Flat {number}")
 
     # when a visitor asks for a page past the window
-    response = client.get("/", {"page": 3})
+    response = client.get("/en/", {"page": 3})
 
     # then the last page of the window is shown, and no link leads further
     assert response.status_code == 200

@@ -20,10 +20,10 @@ LIMIT = 100_000
 
 
 def upload_page(listing, kind: str = "photos") -> str:
-    return f"/owner/listings/{listing.pk}/{kind}/"
+    return f"/en/owner/listings/{listing.pk}/{kind}/"
 
 
-def csrf_checked(user=None, *, page: str = "/accounts/login/") -> tuple[Client, str]:
+def csrf_checked(user=None, *, page: str = "/en/accounts/login/") -> tuple[Client, str]:
     """A client that enforces CSRF as a browser's post would, and the token a page gave it."""
     client = Client(enforce_csrf_checks=True)
     if user is not None:
@@ -70,7 +70,7 @@ def test_an_oversize_photo_is_stopped_before_the_csrf_check_reads_it(
     # given a browser-like client: the CSRF token travels in the multipart body itself
     settings.MEDIA_IMAGE_MAX_BYTES = LIMIT
     listing = house(owner)
-    client, token = csrf_checked(owner, page=f"/owner/listings/{listing.pk}/media/")
+    client, token = csrf_checked(owner, page=f"/en/owner/listings/{listing.pk}/media/")
 
     # when an oversize photo is posted with its token
     response = client.post(
@@ -87,7 +87,7 @@ def test_an_oversize_photo_is_stopped_before_the_csrf_check_reads_it(
 
 def test_the_upload_form_still_needs_its_csrf_token(owner, media_root):
     listing = house(owner)
-    client, token = csrf_checked(owner, page=f"/owner/listings/{listing.pk}/media/")
+    client, token = csrf_checked(owner, page=f"/en/owner/listings/{listing.pk}/media/")
 
     without_token = client.post(upload_page(listing), {"photo-file": jpeg_upload()})
     with_token = client.post(
@@ -134,7 +134,7 @@ def test_a_file_part_posted_to_any_page_is_bounded_too(customer, settings, spool
 
     # when a sign-in form is posted with a file three times that
     response = client.post(
-        "/accounts/login/",
+        "/en/accounts/login/",
         {
             "attachment": uploaded(b"\x00" * 3 * LIMIT, "big.bin", "application/octet-stream"),
             "email": "carla@example.com",
