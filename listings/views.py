@@ -108,7 +108,9 @@ def _page_number(value: str | None) -> int:
 def _search_description(params) -> str:
     """A filtered search's meta description: what it looks for ("Apartments for rent in
     Madrid"), as a saved search would be named."""
-    return f"{suggested_name(params)}: listings with photos, prices and a map."
+    return _("%(search)s: listings with photos, prices and a map.") % {
+        "search": suggested_name(params)
+    }
 
 
 def _search_canonical(request: HttpRequest) -> str:

@@ -11,6 +11,8 @@ from django.utils import translation
 from accounts.models import User
 from config.money import price_format
 from listings.models import Property
+from listings.services import property_delete
+from tests.site.conftest import house
 
 pytestmark = pytest.mark.django_db
 
@@ -179,3 +181,21 @@ def test_a_listing_page_shows_its_price_in_the_pages_language(listing, language,
     page = Client().get(in_language(language, "listings:detail", listing.pk, listing.slug)).text
 
     assert f'<p class="listing__price">{shown} ' in page
+
+
+def test_a_sold_listing_and_a_removed_one_speak_spanish(listing, owner):
+    Property.objects.filter(pk=listing.pk).update(status="SOLD")
+    removed = house(owner, title="Gone flat")
+    removed_id = removed.pk
+    property_delete(property=removed, by=owner)
+
+    sold = Client().get(in_language("es", "listings:detail", listing.pk, listing.slug))
+    gone = Client().get(in_language("es", "listings:short", removed_id))
+
+    assert sold.status_code == 200
+    assert (
+        "<strong>Vendido.</strong> Este anuncio ya no está en el mercado; su página se "
+        "mantiene como referencia."
+    ) in sold.text
+    assert gone.status_code == 410
+    assert "<h1>Este anuncio se ha retirado</h1>" in gone.text
