@@ -16,6 +16,9 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     # robots.txt and the sitemap, at the root whatever the language (config.seo).
     path("", include("config.seo_urls")),
+    # A listing's address from before the language prefixes: one 301 to its canonical
+    # address in the visitor's language (the listing page's own redirect).
+    path("listings/<str:pk>/", listing_views.detail, name="listing-unprefixed"),
 ]
 
 # The website (docs/website.md): each app's pages, all calling the API's services, under the

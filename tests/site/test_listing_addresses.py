@@ -5,6 +5,7 @@ from decimal import Decimal
 
 import pytest
 from django.urls import reverse
+from django.utils import translation
 
 from listings.models import DeletedListing, Property, PropertyStatus, listing_slug, listing_url
 from listings.services import property_create, property_delete, property_update, type_record_create
@@ -65,6 +66,25 @@ def test_the_short_address_and_a_wrong_slug_answer_301_to_the_canonical_one(clie
     assert short["Location"] == canonical
     assert wrong.status_code == 301
     assert wrong["Location"] == f"{canonical}?photo=2"
+
+
+def test_an_address_from_before_the_language_prefixes_answers_one_301(client):
+    listing = house(title="Casa con jardín")
+    with translation.override("es"):
+        spanish = listing.get_absolute_url()
+
+    english = client.get(f"/listings/{listing.pk}/")
+    chosen = client.get(f"/listings/{listing.pk}/", headers={"accept-language": "es"})
+    unknown = client.get("/listings/zzzzzzzzzzzzzzzzzzzzzzzzz/")
+
+    assert (english.status_code, english["Location"]) == (301, listing.get_absolute_url())
+    assert (chosen.status_code, chosen["Location"]) == (301, spanish)
+    assert spanish == f"/es/listings/{listing.pk}/casa-con-jardin/"
+    # an unknown id is left to the language's redirect, to its prefixed address, a 404
+    assert (unknown.status_code, unknown["Location"]) == (
+        302,
+        "/en/listings/zzzzzzzzzzzzzzzzzzzzzzzzz/",
+    )
 
 
 def test_a_title_that_reads_like_a_listing_route_still_has_its_page(client):
