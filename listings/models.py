@@ -148,12 +148,13 @@ SLUG_LENGTH = 80
 RESERVED_SLUGS = frozenset({"favorite", "visit"})
 
 
-def listing_slug(*, title: str, kind: str | None) -> str:
+def listing_slug(*, title: str | None, kind: str | None) -> str:
     """The readable part of a listing's address: its title in lower-case ASCII words joined
     by hyphens, accents folded ("Ático en Málaga" is "atico-en-malaga"), at most SLUG_LENGTH
     characters cut between words. A title without a Latin letter or digit gives the kind
-    ("house", "commercial-premises"), else "listing"."""
-    slug = slugify(folded(title))
+    ("house", "commercial-premises"), else "listing". No title (a change the database will
+    refuse) gives the fallback too, so that the database's refusal is what the caller sees."""
+    slug = slugify(folded(title or ""))
     if len(slug) > SLUG_LENGTH:
         slug = slug[: SLUG_LENGTH + 1].rsplit("-", 1)[0].strip("-") or slug[:SLUG_LENGTH]
     if not slug:
