@@ -415,9 +415,10 @@ def test_patch_by_the_owner_changes_the_given_fields_only(owner_client, owner_re
     assert after["title"] == "New title"
     assert after["price"] == Decimal("199000.00")
     assert after["updated_at"] > before["updated_at"]
-    # The searched text follows the title.
+    # The searched text and the address's slug follow the title.
     assert "new" in after["search_document"].lower()
-    unchanged = set(before) - {"title", "price", "updated_at", "search_document"}
+    assert after["slug"] == "new-title"
+    unchanged = set(before) - {"title", "price", "updated_at", "search_document", "slug"}
     assert {name: after[name] for name in unchanged} == {name: before[name] for name in unchanged}
 
 
