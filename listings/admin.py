@@ -20,13 +20,16 @@ from listings import services
 from listings.models import (
     KIND_FIELDS,
     RECORD_FIELDS,
+    DeletedListing,
     MapCell,
     ModerationLog,
     Place,
     PriceChange,
     Property,
     PropertyCategory,
+    PropertyDailyViews,
     PropertyStatus,
+    PropertyViewsBatch,
     PublicListingGroup,
     TypeSpecificRecord,
 )
@@ -665,3 +668,34 @@ class PlaceAdmin(ReadOnlyModelAdmin):
     list_display = ["name", "listings", "folded"]
     search_fields = ["folded"]
     ordering = ["-listings", "key"]
+
+
+@admin.register(PropertyDailyViews)
+class PropertyDailyViewsAdmin(ReadOnlyModelAdmin):
+    """Views of each listing's page a day (owner statistics, listings.statistics): written
+    only by the flush of the counted views."""
+
+    list_display = ["day", "property", "views"]
+    list_select_related = ["property"]
+    search_fields = ["property__title"]
+    date_hierarchy = "day"
+    show_full_result_count = False
+    ordering = ["-day", "property"]
+
+
+@admin.register(PropertyViewsBatch)
+class PropertyViewsBatchAdmin(ReadOnlyModelAdmin):
+    """The batches of views already added to the daily table, so that none is added twice
+    (listings.statistics)."""
+
+    list_display = ["id", "created_at"]
+    ordering = ["-created_at"]
+
+
+@admin.register(DeletedListing)
+class DeletedListingAdmin(ReadOnlyModelAdmin):
+    """The ids of deleted listings, whose addresses answer 410 Gone (docs/website.md)."""
+
+    list_display = ["id", "deleted_at"]
+    search_fields = ["id"]
+    ordering = ["-deleted_at"]

@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.utils import timezone
 
 from accounts.models import UserType
-from listings.models import PriceChange
+from listings.models import DeletedListing, PriceChange, PropertyDailyViews, PropertyViewsBatch
 from notifications.models import Alert, AlertDigest
 from tests.factories import (
     AdminFactory,
@@ -51,6 +51,9 @@ def every_kind_of_row(db):
     PriceChange.objects.create(property=listing, previous_price="200000", price="190000")
     Alert.objects.create(saved_search=SavedSearchFactory(), property=listing, digest_due=True)
     AlertDigest.objects.create(frequency="DAILY", due_at=timezone.now())
+    PropertyDailyViews.objects.create(property=listing, day=timezone.localdate(), views=3)
+    PropertyViewsBatch.objects.create(id="batch00000000000000000001")
+    DeletedListing.objects.create(id="gone000000000000000000001")
 
 
 @pytest.mark.django_db

@@ -7,7 +7,15 @@ from django.utils import timezone
 
 from accounts.models import UserType
 from accounts.services import access_token_issue
-from listings.models import MapCell, Place, PropertyStatus, PublicListingGroup
+from listings.models import (
+    DeletedListing,
+    MapCell,
+    Place,
+    PropertyDailyViews,
+    PropertyStatus,
+    PropertyViewsBatch,
+    PublicListingGroup,
+)
 from listings.services import property_change_status, property_update
 from media_app.models import Image
 from notifications.alerts import alert_digest_schedule
@@ -89,6 +97,10 @@ def every_kind_of_row(moderator):
     Alert.objects.create(saved_search=saved_search, property=record.property, digest_due=True)
     alert_digest_schedule(frequency=AlertFrequency.DAILY)
     EmailPreferences.objects.create(user=UserFactory(), visits=False)
+    # A day of counted views, the batch that added it, and a deleted listing's id.
+    PropertyDailyViews.objects.create(property=record.property, day=timezone.localdate(), views=3)
+    PropertyViewsBatch.objects.create(id="batch00000000000000000001")
+    DeletedListing.objects.create(id="gone000000000000000000001")
     WebhookEndpointFactory()
     CustomerFactory()
     access_token_issue(user=moderator)
