@@ -46,6 +46,8 @@ CHROMIUM_FLAGS = (
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 LANGUAGES = ("en", "es")
 BUCKET = "estate-lighthouse-media"
+# Lighthouse's attempts at one run that it cannot finish (audit).
+ATTEMPTS = 3
 
 
 def log(message: str) -> None:
@@ -82,22 +84,32 @@ def pages(base: str) -> dict[str, str]:
 
 
 def audit(name: str, url: str, run: int) -> dict[str, int]:
-    """One Lighthouse run of `url`: its report saved, its category scores (0 to 100)."""
+    """One Lighthouse run of `url`: its report saved, its category scores (0 to 100).
+
+    A run Lighthouse itself could not finish (it exits non-zero, as with its "NO_NAVSTART:
+    run Lighthouse again" when the trace of the load was not recorded) is run again, up to
+    ATTEMPTS times; it gives no score, so a retry changes no score's bar."""
     report = ARTIFACTS / f"{name}-{run}.json"
-    subprocess.run(  # noqa: S603 (the installed package, arguments of this script)
-        [
-            str(LIGHTHOUSE),
-            url,
-            "--quiet",
-            "--output=json",
-            f"--output-path={report}",
-            f"--only-categories={','.join(CATEGORIES)}",
-            f"--chrome-flags={CHROMIUM_FLAGS}",
-        ],
-        check=True,
-        env={**os.environ, "CHROME_PATH": CHROMIUM},
-        cwd=ROOT,
-    )
+    for attempt in range(1, ATTEMPTS + 1):
+        finished = subprocess.run(  # noqa: S603 (the installed package, arguments of this script)
+            [
+                str(LIGHTHOUSE),
+                url,
+                "--quiet",
+                "--output=json",
+                f"--output-path={report}",
+                f"--only-categories={','.join(CATEGORIES)}",
+                f"--chrome-flags={CHROMIUM_FLAGS}",
+            ],
+            check=False,
+            env={**os.environ, "CHROME_PATH": CHROMIUM},
+            cwd=ROOT,
+        )
+        if finished.returncode == 0:
+            break
+        log(f"{name} run {run}: Lighthouse did not finish (attempt {attempt} of {ATTEMPTS})")
+    else:
+        raise SystemExit(f"Lighthouse could not audit {url} in {ATTEMPTS} attempts")
     categories = json.loads(report.read_text())["categories"]
     return {category: round(categories[category]["score"] * 100) for category in CATEGORIES}
 
