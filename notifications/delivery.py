@@ -360,11 +360,13 @@ def deliveries_sweep(*, enqueue: Enqueue, overdue_seconds: float | None = None) 
 _sweep_clock: dict[str, float] = {}
 
 
-def deliveries_sweep_now_and_then(*, enqueue: Enqueue) -> None:
-    """Sweep if this process has not swept for a sweep interval (called after deliveries)."""
+def deliveries_sweep_now_and_then(*, enqueue: Enqueue) -> bool:
+    """Sweep if this process has not swept for a sweep interval (called after deliveries);
+    returns whether it swept."""
     moment = time.monotonic()
     last = _sweep_clock.get("last")
     if last is not None and moment - last < settings.WEBHOOKS_SWEEP_INTERVAL_SECONDS:
-        return
+        return False
     _sweep_clock["last"] = moment
     deliveries_sweep(enqueue=enqueue)
+    return True

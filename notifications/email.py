@@ -14,7 +14,9 @@ the link to the user's email preferences in its body.
 import datetime
 import logging
 import smtplib
-from typing import TypedDict
+from email.utils import make_msgid
+from typing import NotRequired, TypedDict
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
@@ -35,6 +37,9 @@ class Email(TypedDict):
     html: str
     # Empty for a message that cannot be unsubscribed from (a password reset).
     unsubscribe_url: str
+    # Made once when composed, so that every attempt (a retry, a task given back after its
+    # worker died) sends the same Message-ID, by which mail systems drop a duplicate.
+    message_id: NotRequired[str]
 
 
 def _absolute_url(view_name: str, *args: str) -> str:
@@ -81,12 +86,15 @@ def email_compose(
             text=render_to_string(f"email/{template}.txt", context),
             html=render_to_string(f"email/{template}.html", context),
             unsubscribe_url=unsubscribe_url,
+            message_id=make_msgid(domain=urlsplit(settings.SITE_URL).hostname or "localhost"),
         )
 
 
 def email_message(email: Email) -> EmailMultiAlternatives:
     """The message Django's email framework sends: text first, HTML as its alternative."""
     headers = {}
+    if email.get("message_id"):
+        headers["Message-ID"] = email["message_id"]
     if email["unsubscribe_url"]:
         headers["List-Unsubscribe"] = f"<{email['unsubscribe_url']}>"
         headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"

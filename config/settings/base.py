@@ -308,6 +308,9 @@ TASKS = {
         "QUEUES": ["default"],
     }
 }
+# A task running this long has lost its worker (killed, or its machine gone): it is given
+# back to the queue (notifications.tasks.tasks_recover). Far longer than any task takes.
+TASKS_RUNNING_TIMEOUT_SECONDS = env.float("TASKS_RUNNING_TIMEOUT_SECONDS", default=600.0)
 
 # Email (docs/email.md), sent by the worker only. EMAIL_URL names the mail server:
 # smtp://user:password@host:25, smtp+tls://... (STARTTLS, port 587), smtp+ssl://... (TLS,

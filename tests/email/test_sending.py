@@ -117,3 +117,20 @@ def test_a_subject_quoting_a_line_break_is_sent_on_one_line(smtp_server):
     # then the message is sent, its subject on one line
     [message] = smtp_server.messages
     assert message["Subject"] == "Estate: Listing approved: Loft with terrace"
+
+
+def test_every_attempt_of_an_email_sends_the_message_id_it_was_composed_with(smtp_server):
+    # given one composed email, sent twice (a retry, or a task given back after its worker
+    # died after sending)
+    email = a_reset_email()
+
+    # when
+    assert email_send.call(email) == "sent"
+    assert email_send.call(email) == "sent"
+
+    # then both copies carry the same Message-ID, of the site's host, by which a mail
+    # system drops the second; another email has another
+    first, second = smtp_server.messages
+    assert first["Message-ID"] == email["message_id"] == second["Message-ID"]
+    assert email["message_id"].endswith("@127.0.0.1>")
+    assert a_reset_email()["message_id"] != email["message_id"]
