@@ -15,22 +15,19 @@ replication needs and nothing else: a `replication` line for 127.0.0.1 in pg_hba
 a bound on the WAL its slots may keep (max_slot_wal_keep_size, when it has none), so that
 a standby left stopped cannot fill the disk.
 
-The router's tests (tests/replicas) run this when the standby is missing; `make cluster`
-reuses it.
+The router's tests (tests/replicas) run this when the standby is missing. `make cluster`
+(bench/cluster.py) makes its own primary and standby with the same functions (Standby).
 """
 
 import argparse
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
 
-PRIMARY_PORT = 5432
-STANDBY_PORT = 5433
-CLUSTER = "replica"
-SLOT = "estate_replica"
 HOST = "127.0.0.1"
 USER = "root"
 # What the primary's slots may hold back for a stopped standby; past it the standby is
@@ -47,6 +44,24 @@ MATCHED_SETTINGS = (
 # The standby's own memory: the base backup brings the primary's ALTER SYSTEM settings
 # (postgresql.auto.conf), sized for one server on the machine, not two.
 STANDBY_SETTINGS = {"shared_buffers": "256MB"}
+
+
+@dataclass(frozen=True)
+class Standby:
+    """A standby of the primary on `primary_port`: Debian's cluster `name` on `port`,
+    following the primary through the replication slot `slot`."""
+
+    primary_port: int = 5432
+    name: str = "replica"
+    port: int = 5433
+    slot: str = "estate_replica"
+
+
+# The machine's standby (`make replica`, the router's tests); `make cluster` has its own.
+MACHINE = Standby()
+# The defaults of the machine's standby, for the router's tests.
+PRIMARY_PORT = MACHINE.primary_port
+STANDBY_PORT = MACHINE.port
 
 
 def log(message: str) -> None:
@@ -67,23 +82,23 @@ def connect(port: int, dbname: str = "postgres") -> psycopg.Connection:
     )
 
 
-def primary_version() -> str:
+def primary_version(primary_port: int = PRIMARY_PORT) -> str:
     """The major version of the cluster on the primary's port (pg_lsclusters)."""
     for line in run("pg_lsclusters", "--no-header").splitlines():
         version, _name, port, *_rest = line.split()
-        if int(port) == PRIMARY_PORT:
+        if int(port) == primary_port:
             return version
-    raise SystemExit(f"no PostgreSQL cluster on port {PRIMARY_PORT} (pg_lsclusters)")
+    raise SystemExit(f"no PostgreSQL cluster on port {primary_port} (pg_lsclusters)")
 
 
-def cluster_exists(version: str) -> bool:
-    return Path(f"/etc/postgresql/{version}/{CLUSTER}").is_dir()
+def cluster_exists(version: str, name: str) -> bool:
+    return Path(f"/etc/postgresql/{version}/{name}").is_dir()
 
 
-def primary_allows_replication() -> None:
+def primary_allows_replication(standby: Standby) -> None:
     """A trusted `replication` line for 127.0.0.1 in the primary's pg_hba.conf, and a bound
     on the WAL its slots keep; the configuration is reloaded when either changed."""
-    with connect(PRIMARY_PORT) as primary:
+    with connect(standby.primary_port) as primary:
         hba_file = Path(primary.execute("SHOW hba_file").fetchone()[0])
         changed = False
         lines = hba_file.read_text().splitlines()
@@ -99,27 +114,32 @@ def primary_allows_replication() -> None:
             primary.execute("SELECT pg_reload_conf()")
 
 
-def standby_trusts_as_primary(version: str) -> None:
+def standby_trusts_as_primary(version: str, standby: Standby) -> None:
     """The standby's pg_hba.conf the primary's (pg_createcluster writes one asking for
     passwords), reloaded when it changed."""
-    with connect(PRIMARY_PORT) as primary:
+    with connect(standby.primary_port) as primary:
         rules = Path(primary.execute("SHOW hba_file").fetchone()[0]).read_text()
-    standby_hba = Path(f"/etc/postgresql/{version}/{CLUSTER}/pg_hba.conf")
+    standby_hba = Path(f"/etc/postgresql/{version}/{standby.name}/pg_hba.conf")
     if standby_hba.read_text() != rules:
         log(f"giving the standby the primary's pg_hba.conf ({standby_hba})")
         standby_hba.write_text(rules)
-        cluster_control(version, "reload")
+        # A standby not started yet reads it when it starts.
+        subprocess.run(
+            ["pg_ctlcluster", "--skip-systemctl-redirect", version, standby.name, "reload"],  # noqa: S607
+            capture_output=True,
+            check=False,
+        )
 
 
-def standby_streams(seconds: float) -> bool:
+def standby_streams(seconds: float, standby: Standby = MACHINE) -> bool:
     """Whether the standby answers, in recovery, with its WAL receiver streaming from the
     primary, within `seconds`."""
     deadline = time.monotonic() + seconds
     while True:
         try:
-            with connect(STANDBY_PORT) as standby:
-                in_recovery = standby.execute("SELECT pg_is_in_recovery()").fetchone()[0]
-                receiver = standby.execute("SELECT status FROM pg_stat_wal_receiver").fetchone()
+            with connect(standby.port) as server:
+                in_recovery = server.execute("SELECT pg_is_in_recovery()").fetchone()[0]
+                receiver = server.execute("SELECT status FROM pg_stat_wal_receiver").fetchone()
                 if not in_recovery:
                     return False
                 if receiver and receiver[0] == "streaming":
@@ -131,41 +151,41 @@ def standby_streams(seconds: float) -> bool:
         time.sleep(0.5)
 
 
-def replay_resumed() -> None:
+def replay_resumed(standby: Standby) -> None:
     """The standby applying what it receives again, if a test left its replay paused."""
-    with connect(STANDBY_PORT) as standby:
-        if standby.execute("SELECT pg_is_wal_replay_paused()").fetchone()[0]:
+    with connect(standby.port) as server:
+        if server.execute("SELECT pg_is_wal_replay_paused()").fetchone()[0]:
             log("resuming the standby's paused replay")
-            standby.execute("SELECT pg_wal_replay_resume()")
+            server.execute("SELECT pg_wal_replay_resume()")
 
 
-def cluster_control(version: str, action: str) -> None:
-    """pg_ctlcluster's `action` (start, stop, reload) on the standby, whatever the init
-    system."""
-    run("pg_ctlcluster", "--skip-systemctl-redirect", version, CLUSTER, action)
+def cluster_control(version: str, action: str, name: str = MACHINE.name) -> None:
+    """pg_ctlcluster's `action` (start, stop, reload) on the cluster `name`, whatever the
+    init system."""
+    run("pg_ctlcluster", "--skip-systemctl-redirect", version, name, action)
 
 
-def remove(version: str) -> None:
+def remove(version: str, standby: Standby = MACHINE) -> None:
     """Stop and drop the standby's cluster, and its slot on the primary."""
-    if cluster_exists(version):
-        log(f"dropping the cluster {version} {CLUSTER}")
-        run("pg_dropcluster", "--stop", version, CLUSTER)
-    with connect(PRIMARY_PORT) as primary:
+    if cluster_exists(version, standby.name):
+        log(f"dropping the cluster {version} {standby.name}")
+        run("pg_dropcluster", "--stop", version, standby.name)
+    with connect(standby.primary_port) as primary:
         primary.execute(
             "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
             " WHERE slot_name = %s AND NOT active",
-            [SLOT],
+            [standby.slot],
         )
 
 
-def create(version: str) -> None:
+def create(version: str, standby: Standby) -> None:
     """A new cluster whose data directory is a base backup of the primary, following it
     through the slot."""
-    log(f"creating the cluster {version} {CLUSTER} on port {STANDBY_PORT}")
-    run("pg_createcluster", version, CLUSTER, "--port", str(STANDBY_PORT))
-    configuration = Path(f"/etc/postgresql/{version}/{CLUSTER}")
-    data = Path(f"/var/lib/postgresql/{version}/{CLUSTER}")
-    with connect(PRIMARY_PORT) as primary:
+    log(f"creating the cluster {version} {standby.name} on port {standby.port}")
+    run("pg_createcluster", version, standby.name, "--port", str(standby.port))
+    configuration = Path(f"/etc/postgresql/{version}/{standby.name}")
+    data = Path(f"/var/lib/postgresql/{version}/{standby.name}")
+    with connect(standby.primary_port) as primary:
         matched = {name: primary.execute(f"SHOW {name}").fetchone()[0] for name in MATCHED_SETTINGS}
     (configuration / "conf.d" / "standby.conf").write_text(
         "# Made by bench/replica.py: at least the primary's values, as hot standby needs.\n"
@@ -176,8 +196,8 @@ def create(version: str) -> None:
     log("copying the primary (pg_basebackup); this takes a while on a large cluster")
     run(
         "runuser", "-u", "postgres", "--",
-        "pg_basebackup", "-h", HOST, "-p", str(PRIMARY_PORT), "-U", USER,
-        "-D", str(data), "-R", "-X", "stream", "--create-slot", "--slot", SLOT,
+        "pg_basebackup", "-h", HOST, "-p", str(standby.primary_port), "-U", USER,
+        "-D", str(data), "-R", "-X", "stream", "--create-slot", "--slot", standby.slot,
         "--checkpoint", "fast",
     )  # fmt: skip
     with (data / "postgresql.auto.conf").open("a") as auto:
@@ -185,36 +205,36 @@ def create(version: str) -> None:
         auto.writelines(f"{name} = '{value}'\n" for name, value in STANDBY_SETTINGS.items())
 
 
-def ensure() -> None:
-    """A running, streaming standby on STANDBY_PORT, whatever state it was left in."""
-    version = primary_version()
-    primary_allows_replication()
-    if cluster_exists(version):
-        standby_trusts_as_primary(version)
-        if standby_streams(seconds=1):
-            replay_resumed()
-            log(f"the standby on port {STANDBY_PORT} is streaming")
+def ensure(standby: Standby = MACHINE) -> None:
+    """A running, streaming standby, whatever state it was left in."""
+    version = primary_version(standby.primary_port)
+    primary_allows_replication(standby)
+    if cluster_exists(version, standby.name):
+        standby_trusts_as_primary(version, standby)
+        if standby_streams(seconds=1, standby=standby):
+            replay_resumed(standby)
+            log(f"the standby on port {standby.port} is streaming")
             return
         log("the standby is not streaming; starting it")
         subprocess.run(
-            ["pg_ctlcluster", "--skip-systemctl-redirect", version, CLUSTER, "start"],  # noqa: S607
+            ["pg_ctlcluster", "--skip-systemctl-redirect", version, standby.name, "start"],  # noqa: S607
             capture_output=True,
             check=False,
         )
-        if standby_streams(seconds=30):
-            log(f"the standby on port {STANDBY_PORT} is streaming")
+        if standby_streams(seconds=30, standby=standby):
+            log(f"the standby on port {standby.port} is streaming")
             return
         log("the standby does not stream once started: making it again")
-    remove(version)
-    create(version)
-    standby_trusts_as_primary(version)
-    cluster_control(version, "start")
-    if not standby_streams(seconds=120):
+    remove(version, standby)
+    create(version, standby)
+    standby_trusts_as_primary(version, standby)
+    cluster_control(version, "start", standby.name)
+    if not standby_streams(seconds=120, standby=standby):
         raise SystemExit(
             f"the new standby does not stream: see /var/log/postgresql/"
-            f"postgresql-{version}-{CLUSTER}.log"
+            f"postgresql-{version}-{standby.name}.log"
         )
-    log(f"the standby on port {STANDBY_PORT} is streaming")
+    log(f"the standby on port {standby.port} is streaming")
 
 
 def main() -> None:
