@@ -51,16 +51,17 @@ seed: migrate
 	$(PY) manage.py seed_demo
 
 # One background worker (webhook deliveries, email, alerts) runs beside the web server and
-# stops with it. The sweep first enqueues deliveries left due by a previous run
-# (docs/deployment.md). Links in emails and the printed admin login name this server.
+# stops with it. First the tasks a killed previous run left running are given back and the
+# sweep enqueues deliveries left due (docs/deployment.md). Links in emails and the printed admin login name this server.
 run: export SITE_URL ?= http://$(HOST):$(PORT)
 run: seed
 	@$(PY) manage.py demo_credentials
+	@$(PY) manage.py tasks_recover --worker-id make-run
 	@$(PY) manage.py webhooks_sweep
 	@echo "Serving on http://$(HOST):$(PORT)/ (admin: http://$(HOST):$(PORT)/admin/), with one worker"
 	@if [ -z "$$EMAIL_URL" ]; then echo "Emails are written as files under $${EMAIL_FILE_PATH:-var/mail}/ by the worker (EMAIL_URL sends them by SMTP: docs/email.md)"; \
 	  else echo "Emails are sent through EMAIL_URL by the worker (docs/email.md)"; fi
-	@$(PY) manage.py db_worker --no-reload & worker=$$!; \
+	@$(PY) manage.py db_worker --no-reload --worker-id make-run & worker=$$!; \
 	  trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	  $(PY) manage.py runserver $(HOST):$(PORT)
 
