@@ -199,3 +199,20 @@ def test_a_sold_listing_and_a_removed_one_speak_spanish(listing, owner):
     ) in sold.text
     assert gone.status_code == 410
     assert "<h1>Este anuncio se ha retirado</h1>" in gone.text
+
+
+def test_a_services_refusal_on_a_spanish_form_is_in_spanish(customer):
+    response = Client().post(
+        in_language("es", "accounts:register"),
+        {
+            "name": "Carla",
+            "email": "CARLA@example.com",
+            "user_type": "CUSTOMER",
+            "password": "a long passphrase",
+            "password_again": "a long passphrase",
+        },
+    )
+
+    assert response.status_code == 409
+    assert "Ya existe una cuenta con este correo electrónico." in response.text
+    assert "An account with this email already exists." not in response.text
