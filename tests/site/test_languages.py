@@ -12,6 +12,7 @@ from accounts.models import User
 from config.money import price_format
 from listings.models import Property
 from listings.services import property_delete
+from tests.factories import ListingFactory, TypeSpecificRecordFactory
 from tests.site.conftest import house
 
 pytestmark = pytest.mark.django_db
@@ -216,3 +217,53 @@ def test_a_services_refusal_on_a_spanish_form_is_in_spanish(customer):
     assert response.status_code == 409
     assert "Ya existe una cuenta con este correo electrónico." in response.text
     assert "An account with this email already exists." not in response.text
+
+
+def test_a_listings_facts_and_its_card_speak_spanish():
+    record = TypeSpecificRecordFactory(
+        kind="house",
+        rooms=4,
+        bedrooms=1,
+        bathrooms=2,
+        swimming_pool=True,
+        parking_space=False,
+        property__status="AVAILABLE",
+        property__title="Casa del río",
+    )
+    listing = record.property
+
+    page = Client().get(in_language("es", "listings:detail", listing.pk, listing.slug)).text
+    results = Client().get(in_language("es", "home")).text
+
+    for label, value in [
+        ("Habitaciones", "4"),
+        ("Dormitorios", "1"),
+        ("Baños", "2"),
+        ("Piscina", "Sí"),
+        ("Plaza de aparcamiento", "No"),
+    ]:
+        assert f"<dt>{label}</dt><dd>{value}</dd>" in page
+    assert "<li>1 dormitorio</li><li>2 baños</li><li>4 habitaciones</li>" in results
+
+
+def test_step_two_labels_the_facts_in_spanish(owner):
+    listing = ListingFactory(owner=owner.owner, status="PENDING")
+    client = Client()
+    client.force_login(owner)
+
+    page = client.get(
+        in_language("es", "listings:owner-details", listing.pk), {"kind": "apartment"}
+    ).text
+
+    assert re.findall(r'<label for="id_[a-z_]+"[^>]*>([^<]+)</label>', page) == [
+        "Habitaciones",
+        "Dormitorios",
+        "Baños",
+        "Plantas",
+    ]
+    assert re.findall(r"<legend>([^<]+)</legend>", page) == [
+        "Plaza de aparcamiento",
+        "Piscina",
+        "Balcón",
+        "Ascensor",
+    ]
