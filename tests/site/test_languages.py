@@ -267,3 +267,20 @@ def test_step_two_labels_the_facts_in_spanish(owner):
         "Balcón",
         "Ascensor",
     ]
+
+
+def test_the_scripts_catalog_speaks_the_language_of_its_prefix():
+    spanish = Client().get(in_language("es", "javascript-catalog"))
+    english = Client().get(in_language("en", "javascript-catalog"))
+
+    assert in_language("es", "javascript-catalog") == "/es/jsi18n/"
+    assert spanish.status_code == 200
+    assert spanish["Content-Type"] == 'text/javascript; charset="utf-8"'
+    assert '"Showing each listing.": "Se muestra cada anuncio."' in spanish.text
+    assert english.status_code == 200
+    assert "Se muestra cada anuncio." not in english.text
+    again = Client().get(
+        in_language("es", "javascript-catalog"),
+        headers={"if-modified-since": spanish["Last-Modified"]},
+    )
+    assert again.status_code == 304
