@@ -24,6 +24,7 @@ from appointments.models import (
 )
 from appointments.representations import appointment_representation
 from appointments.rules import APPOINTMENT_MOVES, CUSTOMER, OWNER, RESCHEDULABLE, RESCHEDULERS
+from config.dates import datetime_format_lazy
 from config.errors import Conflict, InvalidTransition, PermissionRefused, ValidationFailed
 from listings.models import Property, PropertyStatus
 from notifications.email import absolute_url
@@ -122,7 +123,8 @@ def _email(*, user: User, appointment: Appointment, template: str) -> None:
         template=template,
         context={
             "listing_title": appointment.property.title,
-            "when": _when(appointment),
+            # In the recipient's language, as the email is rendered.
+            "when": datetime_format_lazy(appointment.date),
             "customer_name": appointment.user.name or appointment.user.email,
             "visits_url": _visits_page_url(appointment=appointment, user=user),
         },
