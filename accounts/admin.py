@@ -9,6 +9,8 @@ from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.contrib.auth.models import Group
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from accounts import services
 from accounts.forms import UserPasswordSetForm
@@ -46,9 +48,9 @@ class UserAdmin(ServiceModelAdmin, DjangoUserAdmin):
         # Not Django's password summary: it shows the first characters of the salt and the
         # hash, and no password material appears in any response (D3).
         (None, {"fields": ["email", "password_state"]}),
-        ("Profile", {"fields": ["name", "phone", "image", "email_verified", "user_type"]}),
-        ("Access", {"fields": ["is_active", "is_staff", "is_superuser"]}),
-        ("Dates", {"fields": ["last_login", "created_at", "updated_at"]}),
+        (_("Profile"), {"fields": ["name", "phone", "image", "email_verified", "user_type"]}),
+        (_("Access"), {"fields": ["is_active", "is_staff", "is_superuser"]}),
+        (_("Dates"), {"fields": ["last_login", "created_at", "updated_at"]}),
     ]
     add_fieldsets = [
         (
@@ -60,12 +62,16 @@ class UserAdmin(ServiceModelAdmin, DjangoUserAdmin):
         )
     ]
 
-    @admin.display(description="password")
+    @admin.display(description=_("password"))
     def password_state(self, user: User) -> str:
-        state = "Set" if user.has_usable_password() else "Not set (no password sign-in)"
+        state = (
+            gettext("Set")
+            if user.has_usable_password()
+            else gettext("Not set (no password sign-in)")
+        )
         # Django names the password view after auth.User, whatever the user model.
         url = reverse(f"{self.admin_site.name}:auth_user_password_change", args=[user.pk])
-        return format_html('{}. <a href="{}">Set a new password</a>', state, url)
+        return format_html('{}. <a href="{}">{}</a>', state, url, gettext("Set a new password"))
 
     def save_model(self, request, obj, form, change) -> None:
         if not change:

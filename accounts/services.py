@@ -25,9 +25,11 @@ from media_app.cleanup import media_files_delete_on_commit, media_files_for_dele
 from notifications.email import absolute_url, email_compose
 from notifications.tasks import email_enqueue
 
-EMAIL_TAKEN = "An account with this email already exists."
-LAST_ADMIN = "The platform needs an active administrator: make another user an administrator first."
-INVALID_CREDENTIALS = "The email or the password is wrong."
+EMAIL_TAKEN = gettext_lazy("An account with this email already exists.")
+LAST_ADMIN = gettext_lazy(
+    "The platform needs an active administrator: make another user an administrator first."
+)
+INVALID_CREDENTIALS = gettext_lazy("The email or the password is wrong.")
 
 
 def email_normalize(email: str) -> str:
@@ -104,7 +106,9 @@ def user_register(
     """Self-service sign-up as CUSTOMER or OWNER (ADMIN is refused, D6); `language` is the
     language of the user's emails, the sign-up's own by default (the callers')."""
     if user_type == UserType.ADMIN:
-        raise PermissionRefused("Administrator accounts cannot be registered.", field="userType")
+        raise PermissionRefused(
+            gettext_lazy("Administrator accounts cannot be registered."), field="userType"
+        )
     language = language_check(language)
     email = email_normalize(email)
     password_check(password=password, user=User(email=email, name=name))
@@ -218,11 +222,13 @@ def user_update(
     """
     acting_admin = by.is_admin
     if not acting_admin and by.pk != user.pk:
-        raise PermissionRefused("You may change only your own account.")
+        raise PermissionRefused(gettext_lazy("You may change only your own account."))
     confirm_new_email = False
     if "email" in fields and email is not None and email_normalize(email) != user.email:
         if not acting_admin:
-            raise PermissionRefused("Only administrators change an email address.", field="email")
+            raise PermissionRefused(
+                gettext_lazy("Only administrators change an email address."), field="email"
+            )
         email = email_normalize(email)
         if User.objects.filter(email__iexact=email).exclude(pk=user.pk).exists():
             raise Conflict(EMAIL_TAKEN, field="email")
@@ -232,7 +238,9 @@ def user_update(
         confirm_new_email = True
     if "user_type" in fields and user_type is not None and user_type != user.user_type:
         if not acting_admin:
-            raise PermissionRefused("Only administrators change a user type.", field="userType")
+            raise PermissionRefused(
+                gettext_lazy("Only administrators change a user type."), field="userType"
+            )
         _keep_an_administrator(user=user)
         user.user_type = user_type
         user.is_staff = user.is_superuser = user_type == UserType.ADMIN
@@ -241,7 +249,9 @@ def user_update(
         # An admin resetting someone else's password does not know theirs.
         resetting_other = acting_admin and by.pk != user.pk
         if not resetting_other and not (current_password and user.check_password(current_password)):
-            raise ValidationFailed("The current password is wrong.", field="currentPassword")
+            raise ValidationFailed(
+                gettext_lazy("The current password is wrong."), field="currentPassword"
+            )
     if "language" in fields and language is not None:
         user.language = language_check(language)
     for attribute, value in (("name", name), ("phone", phone), ("image", image)):
@@ -269,7 +279,7 @@ def user_delete(*, user: User, by: User) -> None:
     An owner's listings go with it, and their media files once the deletion commits.
     """
     if not by.is_admin and by.pk != user.pk:
-        raise PermissionRefused("You may delete only your own account.")
+        raise PermissionRefused(gettext_lazy("You may delete only your own account."))
     _keep_an_administrator(user=user)
     # The file names are read (under the listings' locks) before the rows cascade away.
     files = media_files_for_deletion(properties=Property.objects.filter(owner__user=user))
@@ -281,7 +291,9 @@ def user_delete(*, user: User, by: User) -> None:
 # --- Email confirmation -------------------------------------------------------------------
 
 EMAIL_CONFIRMATION_SALT = "accounts.email-confirmation"
-EMAIL_CONFIRMATION_INVALID = "This link has expired or is not valid: ask for a new one."
+EMAIL_CONFIRMATION_INVALID = gettext_lazy(
+    "This link has expired or is not valid: ask for a new one."
+)
 
 
 def email_confirmation_token(*, user: User) -> str:

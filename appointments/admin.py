@@ -2,6 +2,8 @@
 
 from django.contrib import admin, messages
 from django.db import transaction
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from appointments import services
 from appointments.models import Appointment
@@ -39,19 +41,19 @@ class AppointmentAdmin(ReadOnlyModelAdmin):
         # The change page names the owner and the admin by their users' emails.
         return super().get_queryset(request).select_related("owner__user", "admin__user")
 
-    @admin.display(description="listing", ordering="property__title")
+    @admin.display(description=_("listing"), ordering="property__title")
     def listing(self, appointment: Appointment) -> str:
         return appointment.property.title
 
-    @admin.display(description="customer", ordering="user__email")
+    @admin.display(description=_("customer"), ordering="user__email")
     def customer(self, appointment: Appointment) -> str:
         return appointment.user.email
 
-    @admin.display(description="owner", ordering="owner__user__email")
+    @admin.display(description=_("owner"), ordering="owner__user__email")
     def owner_email(self, appointment: Appointment) -> str:
         return appointment.owner.user.email
 
-    @admin.action(description="Cancel selected visits")
+    @admin.action(description=_("Cancel selected visits"))
     def cancel(self, request, queryset) -> None:
         """Cancel each visit through the service (both parties are notified); report each."""
         cancelled = 0
@@ -64,4 +66,9 @@ class AppointmentAdmin(ReadOnlyModelAdmin):
             else:
                 cancelled += 1
         if cancelled:
-            self.message_user(request, f"Cancelled {cancelled} visit(s).", messages.SUCCESS)
+            self.message_user(
+                request,
+                ngettext("Cancelled %(count)d visit.", "Cancelled %(count)d visits.", cancelled)
+                % {"count": cancelled},
+                messages.SUCCESS,
+            )

@@ -12,7 +12,7 @@ import datetime
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.text import format_lazy
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 
 from accounts.models import Admin, Owner, User, UserType
 from accounts.services import admin_profile_ensure
@@ -24,6 +24,7 @@ from appointments.models import (
 )
 from appointments.representations import appointment_representation
 from appointments.rules import APPOINTMENT_MOVES, CUSTOMER, OWNER, RESCHEDULABLE, RESCHEDULERS
+from config.dates import datetime_format_lazy
 from config.errors import Conflict, InvalidTransition, PermissionRefused, ValidationFailed
 from listings.models import Property, PropertyStatus
 from notifications.email import absolute_url
@@ -57,15 +58,18 @@ def _ends_at(date: datetime.datetime, duration: int) -> datetime.datetime:
         return date + datetime.timedelta(minutes=duration)
     except OverflowError:
         # A visit that would end after 9999-12-31T23:59:59.999999Z cannot be stored.
-        raise ValidationFailed("A visit must end by the end of year 9999.", field="date") from None
+        raise ValidationFailed(
+            gettext_lazy("A visit must end by the end of year 9999."), field="date"
+        ) from None
 
 
 def _check_slot(*, date: datetime.datetime, duration: int) -> None:
     if date <= timezone.now():
-        raise ValidationFailed("A visit must be in the future.", field="date")
+        raise ValidationFailed(gettext_lazy("A visit must be in the future."), field="date")
     if not MIN_DURATION_MINUTES <= duration <= MAX_DURATION_MINUTES:
         raise ValidationFailed(
-            f"A visit lasts {MIN_DURATION_MINUTES} to {MAX_DURATION_MINUTES} minutes.",
+            gettext("A visit lasts %(min)d to %(max)d minutes.")
+            % {"min": MIN_DURATION_MINUTES, "max": MAX_DURATION_MINUTES},
             field="duration",
         )
 
@@ -119,7 +123,8 @@ def _email(*, user: User, appointment: Appointment, template: str) -> None:
         template=template,
         context={
             "listing_title": appointment.property.title,
-            "when": _when(appointment),
+            # In the recipient's language, as the email is rendered.
+            "when": datetime_format_lazy(appointment.date),
             "customer_name": appointment.user.name or appointment.user.email,
             "visits_url": _visits_page_url(appointment=appointment, user=user),
         },
@@ -203,7 +208,9 @@ def appointment_book(
     """
     customer = customer or by
     if customer.pk != by.pk and not _is_admin(by):
-        raise PermissionRefused("You may book visits only for yourself.", field="userId")
+        raise PermissionRefused(
+            gettext_lazy("You may book visits only for yourself."), field="userId"
+        )
     # Bookings of one listing queue on its row (FOR NO KEY UPDATE, the listing's row only:
     # see listings.services._lock); the exclusion constraint stays the last word on overlaps.
     listing = (
@@ -212,11 +219,15 @@ def appointment_book(
         .get(pk=property.pk)
     )
     if listing.owner.user_id == customer.pk:
-        raise PermissionRefused("You cannot book a visit of your own listing.", field="propertyId")
+        raise PermissionRefused(
+            gettext_lazy("You cannot book a visit of your own listing."), field="propertyId"
+        )
     if owner is not None and owner.pk != listing.owner_id:
-        raise ValidationFailed("ownerId must be the listing's owner.", field="ownerId")
+        raise ValidationFailed(
+            gettext_lazy("ownerId must be the listing's owner."), field="ownerId"
+        )
     if listing.status != PropertyStatus.AVAILABLE:
-        raise Conflict("Only AVAILABLE listings can be visited.", field="propertyId")
+        raise Conflict(gettext_lazy("Only AVAILABLE listings can be visited."), field="propertyId")
     _check_slot(date=date, duration=duration)
     ends_at = _ends_at(date, duration)
     _check_no_overlap(property=listing, date=date, ends_at=ends_at)
@@ -263,25 +274,39 @@ def _move(*, appointment: Appointment, by: User, status: str) -> Appointment | N
         return None
     allowed = APPOINTMENT_MOVES[appointment.status]
     if status not in allowed:
-        allowed_text = ", ".join(allowed) if allowed else "none (it is final)"
+        allowed_text = ", ".join(allowed) if allowed else gettext("none (it is final)")
         raise InvalidTransition(
-            f"An appointment cannot move from {appointment.status} to {status}. "
-            f"Allowed next statuses: {allowed_text}.",
+            gettext(
+                "An appointment cannot move from %(current)s to %(status)s. "
+                "Allowed next statuses: %(allowed)s."
+            )
+            % {"current": appointment.status, "status": status, "allowed": allowed_text},
             field="status",
         )
     role = appointment_role(appointment=appointment, user=by)
     if not _is_admin(by) and role not in allowed[status]:
         raise PermissionRefused(
-            f"Only the {' or the '.join(sorted(allowed[status]))} may move this visit to {status}.",
+            _only_movers(allowed[status]) % {"status": status},
             field="status",
         )
     appointment.status = status
     return appointment
 
 
+def _only_movers(roles: frozenset[str]) -> str:
+    """The refusal of a move to someone whose part may not make it, naming who may."""
+    if roles == {CUSTOMER}:
+        return gettext("Only the customer may move this visit to %(status)s.")
+    if roles == {OWNER}:
+        return gettext("Only the owner may move this visit to %(status)s.")
+    return gettext("Only the customer or the owner may move this visit to %(status)s.")
+
+
 def _require_party(*, appointment: Appointment, by: User) -> None:
     if not _is_admin(by) and appointment_role(appointment=appointment, user=by) is None:
-        raise PermissionRefused("Only the customer and the owner may change this visit.")
+        raise PermissionRefused(
+            gettext_lazy("Only the customer and the owner may change this visit.")
+        )
 
 
 @transaction.atomic
@@ -369,10 +394,15 @@ def appointment_reschedule(
     if new_date == locked.date and new_duration == locked.duration:
         return locked
     if locked.status not in RESCHEDULABLE:
-        raise InvalidTransition(f"A {locked.status} visit cannot be rescheduled.", field="date")
+        raise InvalidTransition(
+            gettext("A %(status)s visit cannot be rescheduled.") % {"status": locked.status},
+            field="date",
+        )
     role = appointment_role(appointment=locked, user=by)
     if not _is_admin(by) and role not in RESCHEDULERS:
-        raise PermissionRefused("Only the customer and the owner may reschedule.", field="date")
+        raise PermissionRefused(
+            gettext_lazy("Only the customer and the owner may reschedule."), field="date"
+        )
     _check_slot(date=new_date, duration=new_duration)
     ends_at = _ends_at(new_date, new_duration)
     _check_no_overlap(property=locked.property, date=new_date, ends_at=ends_at, exclude=locked)

@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.http import HttpResponseRedirect
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from accounts.forms import OwnPasswordChangeForm
 from config.api.throttling import LOGIN_THROTTLES, page_request_wait
@@ -43,9 +44,9 @@ class AdminLoginForm(AdminAuthenticationForm):
 class PlatformAdminSite(admin.AdminSite):
     """Admin site that admits active users whose userType is ADMIN, and nobody else."""
 
-    site_header = "Estate back office"
-    site_title = "Estate back office"
-    index_title = "Moderation"
+    site_header = _("Estate back office")
+    site_title = _("Estate back office")
+    index_title = _("Moderation")
     login_form = AdminLoginForm
     # An admin's own "Change password" page saves through user_password_set (tokens revoked).
     password_change_form = OwnPasswordChangeForm

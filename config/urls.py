@@ -5,6 +5,9 @@ from django.conf import settings
 from django.conf.urls.i18n import i18n_patterns
 from django.contrib import admin
 from django.urls import include, path
+from django.utils import timezone
+from django.views.decorators.http import last_modified
+from django.views.i18n import JavaScriptCatalog
 
 from config import views
 from listings import views as listing_views
@@ -24,8 +27,14 @@ urlpatterns = [
 # The website (docs/website.md): each app's pages, all calling the API's services, under the
 # language's prefix (/en/, /es/). `/` and any unprefixed page redirect to the prefix of the
 # visitor's language (LocaleMiddleware, from Accept-Language).
+# The scripts' texts in the page's language (static/js, locale/*/LC_MESSAGES/djangojs.po). They
+# change only with a deployment, so a browser asking again gets a 304 from the process's start.
+STARTED = timezone.now()
+javascript_catalog = last_modified(lambda request, **kwargs: STARTED)(JavaScriptCatalog.as_view())
+
 urlpatterns += i18n_patterns(
     path("", listing_views.search, name="home"),
+    path("jsi18n/", javascript_catalog, name="javascript-catalog"),
     path("", include("accounts.site_urls")),
     path("", include("listings.site_urls")),
     path("", include("media_app.site_urls")),

@@ -1,6 +1,7 @@
 """Back office of favorites: who saved which listing; removed through the service."""
 
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from config.admin import ReadOnlyModelAdmin
 from favorites import services
@@ -21,11 +22,11 @@ class FavoriteAdmin(ReadOnlyModelAdmin):
     def has_delete_permission(self, request, obj=None) -> bool:
         return True
 
-    @admin.display(description="user", ordering="user__email")
+    @admin.display(description=_("user"), ordering="user__email")
     def user_email(self, favorite: Favorite) -> str:
         return favorite.user.email
 
-    @admin.display(description="listing", ordering="property__title")
+    @admin.display(description=_("listing"), ordering="property__title")
     def listing(self, favorite: Favorite) -> str:
         return favorite.property.title
 

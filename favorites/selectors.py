@@ -1,6 +1,7 @@
 """Reads of favorites: whose favorites a viewer may list (D7) and how items load, in one place."""
 
 from django.db.models import F, Prefetch, QuerySet
+from django.utils.translation import gettext_lazy
 
 from accounts.models import User
 from accounts.selectors import is_admin, user_id_named
@@ -38,7 +39,9 @@ def favorite_loading(favorites: QuerySet[Favorite]) -> QuerySet[Favorite]:
 def _favorites_listed(*, viewer: User, user_id: str | None) -> QuerySet[Favorite]:
     """One user's favorites whose listing the viewer still sees, checked as D7 says."""
     user_id = user_id_named(
-        viewer=viewer, user_id=user_id, refusal="You may list only your own favorites."
+        viewer=viewer,
+        user_id=user_id,
+        refusal=gettext_lazy("You may list only your own favorites."),
     )
     return Favorite.objects.filter(
         user_id=user_id, property__in=property_visible_to(viewer=viewer)

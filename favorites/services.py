@@ -1,6 +1,7 @@
 """Writes on favorites: every face of the platform (API, website, admin) calls these."""
 
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext_lazy
 
 from accounts.models import User
 from accounts.selectors import is_admin, user_id_named
@@ -11,11 +12,11 @@ from listings.models import Property
 from notifications.events import event_record
 from notifications.models import EventType
 
-ALREADY_FAVORITE = "This listing is already among the user's favorites."
-NO_SUCH_FAVORITE = "This listing is not among the user's favorites."
+ALREADY_FAVORITE = gettext_lazy("This listing is already among the user's favorites.")
+NO_SUCH_FAVORITE = gettext_lazy("This listing is not among the user's favorites.")
 
 
-MANAGE_ONLY_YOUR_OWN = "You may manage only your own favorites."
+MANAGE_ONLY_YOUR_OWN = gettext_lazy("You may manage only your own favorites.")
 
 
 @transaction.atomic

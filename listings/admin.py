@@ -12,6 +12,8 @@ from django.contrib.admin.views.main import ChangeList
 from django.db import transaction
 from django.db.models import Case, Count, Prefetch, QuerySet, Value, When
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Owner
 from config.admin import ReadOnlyModelAdmin, ServiceModelAdmin, adopt_saved
@@ -39,7 +41,7 @@ from media_app.admin import ImageInline, VideoInline, image_preview_tag
 from media_app.models import GALLERY_ORDER, Image, Video
 
 # Suspending hides a listing from everyone but its owner: the owner is told why (D12).
-SUSPEND_REASON_REQUIRED = "A reason is required to suspend a listing; nothing was suspended."
+SUSPEND_REASON_REQUIRED = _("A reason is required to suspend a listing; nothing was suspended.")
 REASON_MAX_LENGTH = 1000
 BOTH_PLACES = [ActionLocation.CHANGE_LIST, ActionLocation.CHANGE_FORM]
 
@@ -60,7 +62,7 @@ class PropertyCategoryAdmin(ServiceModelAdmin):
     def get_queryset(self, request) -> QuerySet[PropertyCategory]:
         return super().get_queryset(request).annotate(listing_count=Count("properties"))
 
-    @admin.display(description="listings", ordering="listing_count")
+    @admin.display(description=_("listings"), ordering="listing_count")
     def listing_count(self, category: PropertyCategory) -> int:
         return category.listing_count
 
@@ -81,7 +83,13 @@ class PropertyCategoryAdmin(ServiceModelAdmin):
             .order_by("name")
         )
         protected = [
-            f"{category.name}: used by {category.used_by} listing(s)" for category in in_use
+            ngettext(
+                "%(category)s: used by %(count)d listing",
+                "%(category)s: used by %(count)d listings",
+                category.used_by,
+            )
+            % {"category": category.name, "count": category.used_by}
+            for category in in_use
         ]
         if protected:
             names = ", ".join(f"“{category.name}”" for category in in_use)
@@ -119,9 +127,11 @@ class TypeSpecificRecordForm(forms.ModelForm):
         own = KIND_FIELDS.get(kind, ())
         for name in (name for name in RECORD_FIELDS if name in self.fields):
             if name in own and cleaned.get(name) is None:
-                self.add_error(name, f"A {kind} record needs this.")
+                self.add_error(name, gettext("A %(kind)s record needs this.") % {"kind": kind})
             elif name not in own and cleaned.get(name) not in (None, ""):
-                self.add_error(name, f"A {kind} record does not have this.")
+                self.add_error(
+                    name, gettext("A %(kind)s record does not have this.") % {"kind": kind}
+                )
         return cleaned
 
 
@@ -143,7 +153,9 @@ class TypeSpecificRecordInline(admin.StackedInline):
             return fieldsets
         # A new record fills exactly the columns of its kind (a check constraint, D9).
         columns = "; ".join(f"{kind}: {', '.join(fields)}" for kind, fields in KIND_FIELDS.items())
-        description = f"Fill only the columns of the chosen kind. {columns}."
+        description = gettext("Fill only the columns of the chosen kind. %(columns)s.") % {
+            "columns": columns
+        }
         return [(None, {**fieldsets[0][1], "description": description})]
 
     def get_readonly_fields(self, request, obj=None) -> list[str]:
@@ -159,8 +171,8 @@ class ModerationLogInline(admin.TabularInline):
     fields = ["created_at", "actor_email", "from_status", "to_status", "reason"]
     readonly_fields = fields
     can_delete = False
-    verbose_name = "status change"
-    verbose_name_plural = "moderation log"
+    verbose_name = _("status change")
+    verbose_name_plural = _("moderation log")
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
@@ -177,8 +189,8 @@ class PriceChangeInline(admin.TabularInline):
     fields = ["changed_at", "previous_price", "price"]
     readonly_fields = fields
     can_delete = False
-    verbose_name = "price change"
-    verbose_name_plural = "price history"
+    verbose_name = _("price change")
+    verbose_name_plural = _("price history")
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
@@ -190,7 +202,7 @@ class PriceChangeInline(admin.TabularInline):
 class OwnerFilter(admin.SimpleListFilter):
     """Listings of one owner, chosen by email; the choices cost one query, not one per owner."""
 
-    title = "owner"
+    title = _("owner")
     parameter_name = "owner"
 
     def lookups(self, request, model_admin) -> list[tuple[str, str]]:
@@ -221,15 +233,15 @@ class PropertyAdminForm(forms.ModelForm):
 
     new_status = forms.ChoiceField(
         required=False,
-        label="Change status to",
-        help_text="Only the moves the state machine allows from the current status.",
+        label=_("Change status to"),
+        help_text=_("Only the moves the state machine allows from the current status."),
     )
     status_reason = forms.CharField(
         required=False,
         max_length=REASON_MAX_LENGTH,
-        label="Reason",
+        label=_("Reason"),
         widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
-        help_text="Kept in the moderation log; sent to the owner when suspending (required).",
+        help_text=_("Kept in the moderation log; sent to the owner when suspending (required)."),
     )
 
     class Meta:
@@ -248,7 +260,7 @@ class PropertyAdminForm(forms.ModelForm):
                 current=listing.status, transaction_type=listing.transaction_type
             )
         )
-        keep = ("", f"Keep {PropertyStatus(listing.status).label}")
+        keep = ("", gettext("Keep %(status)s") % {"status": PropertyStatus(listing.status).label})
         self.fields["new_status"].choices = [
             keep,
             *((status, PropertyStatus(status).label) for status in allowed),
@@ -272,9 +284,10 @@ class SuspendForm(forms.Form):
     """The reason asked by the Suspend action's confirmation page."""
 
     reason = forms.CharField(
+        label=_("Reason"),
         max_length=REASON_MAX_LENGTH,
         widget=forms.Textarea(attrs={"rows": 4, "cols": 60}),
-        help_text="Sent to each owner with the notice and kept in the moderation log.",
+        help_text=_("Sent to each owner with the notice and kept in the moderation log."),
     )
 
 
@@ -332,32 +345,34 @@ class PropertyAdmin(ServiceModelAdmin):
     def get_fieldsets(self, request, obj=None):
         fieldsets = [
             (None, {"fields": ["title", "description", "category", "owner"]}),
-            ("Place", {"fields": ["address", "municipality", "latitude", "longitude"]}),
-            ("Terms", {"fields": ["transaction_type", "price", "area"]}),
+            (_("Place"), {"fields": ["address", "municipality", "latitude", "longitude"]}),
+            (_("Terms"), {"fields": ["transaction_type", "price", "area"]}),
         ]
         if obj is None:
             return fieldsets
         return [
             *fieldsets,
-            ("Status", {"fields": ["status", "new_status", "status_reason"]}),
-            ("Dates", {"fields": ["created_at", "updated_at"]}),
+            (_("Status"), {"fields": ["status", "new_status", "status_reason"]}),
+            (_("Dates"), {"fields": ["created_at", "updated_at"]}),
         ]
 
     def get_changelist(self, request, **kwargs):
         return ListingChangeList
 
-    @admin.display(description="photo")
+    @admin.display(description=_("photo"))
     def thumbnail(self, listing: Property) -> str:
         cover = getattr(listing, "admin_cover", None)
         if not cover:
             return "—"
-        return image_preview_tag(cover[0], alt=cover[0].title or f"Cover of {listing.title}")
+        return image_preview_tag(
+            cover[0], alt=cover[0].title or gettext("Cover of %(title)s") % {"title": listing.title}
+        )
 
-    @admin.display(description="type", ordering="type_record__kind")
+    @admin.display(description=_("type"), ordering="type_record__kind")
     def kind(self, listing: Property) -> str | None:
         return listing.type
 
-    @admin.display(description="owner", ordering="owner__user__email")
+    @admin.display(description=_("owner"), ordering="owner__user__email")
     def owner_email(self, listing: Property) -> str:
         return listing.owner.user.email
 
@@ -469,7 +484,7 @@ class PropertyAdmin(ServiceModelAdmin):
             services.property_delete(property=listing, by=request.user)
 
     @admin.action(
-        description="Approve selected pending listings",
+        description=_("Approve selected pending listings"),
         permissions=["change"],
         location=BOTH_PLACES,
     )
@@ -482,14 +497,14 @@ class PropertyAdmin(ServiceModelAdmin):
             else:
                 self.message_user(
                     request,
-                    f"“{listing.title}” is {PropertyStatus(listing.status).label}, "
-                    "not pending: left as it is.",
+                    gettext("“%(title)s” is %(status)s, not pending: left as it is.")
+                    % {"title": listing.title, "status": PropertyStatus(listing.status).label},
                     messages.WARNING,
                 )
         self._move_each(request, pending, status=PropertyStatus.AVAILABLE, reason="")
 
     @admin.action(
-        description="Suspend selected listings (asks for a reason)",
+        description=_("Suspend selected listings (asks for a reason)"),
         permissions=["change"],
         location=BOTH_PLACES,
     )
@@ -515,7 +530,7 @@ class PropertyAdmin(ServiceModelAdmin):
             form = SuspendForm()
         context = {
             **self.admin_site.each_context(request),
-            "title": "Suspend listings",
+            "title": gettext("Suspend listings"),
             "subtitle": None,
             "opts": self.opts,
             "listings": listings,
@@ -536,7 +551,8 @@ class PropertyAdmin(ServiceModelAdmin):
             if listing.status == status:
                 self.message_user(
                     request,
-                    f"“{listing.title}” is already {PropertyStatus(status).label}.",
+                    gettext("“%(title)s” is already %(status)s.")
+                    % {"title": listing.title, "status": PropertyStatus(status).label},
                     messages.INFO,
                 )
                 continue
@@ -548,11 +564,20 @@ class PropertyAdmin(ServiceModelAdmin):
             except DomainError as error:
                 self.message_user(request, f"“{listing.title}”: {error.detail}", messages.ERROR)
             else:
-                moved.append(f"“{listing.title}”")
+                moved.append(gettext("“%(title)s”") % {"title": listing.title})
         if moved:
             self.message_user(
                 request,
-                f"{PropertyStatus(status).label}: {len(moved)} listing(s): {', '.join(moved)}.",
+                ngettext(
+                    "%(status)s: %(count)d listing: %(titles)s.",
+                    "%(status)s: %(count)d listings: %(titles)s.",
+                    len(moved),
+                )
+                % {
+                    "status": PropertyStatus(status).label,
+                    "count": len(moved),
+                    "titles": ", ".join(moved),
+                },
                 messages.SUCCESS,
             )
 
@@ -568,7 +593,7 @@ class PriceChangeAdmin(ReadOnlyModelAdmin):
     show_full_result_count = False
     fields = ["changed_at", "property", "previous_price", "price"]
 
-    @admin.display(description="listing", ordering="property__title")
+    @admin.display(description=_("listing"), ordering="property__title")
     def listing(self, change: PriceChange) -> str:
         return change.property.title
 
@@ -600,11 +625,11 @@ class ModerationLogAdmin(ReadOnlyModelAdmin):
         "reason",
     ]
 
-    @admin.display(description="listing", ordering="property__title")
+    @admin.display(description=_("listing"), ordering="property__title")
     def listing(self, log: ModerationLog) -> str:
         return log.property.title
 
-    @admin.display(description="reason")
+    @admin.display(description=_("reason"))
     def short_reason(self, log: ModerationLog) -> str:
         return log.reason if len(log.reason) <= 80 else f"{log.reason[:79]}…"
 
@@ -618,7 +643,7 @@ class TypeSpecificRecordAdmin(ReadOnlyModelAdmin):
     list_select_related = ["property"]
     search_fields = ["property__title"]
 
-    @admin.display(description="listing")
+    @admin.display(description=_("listing"))
     def listing(self, record: TypeSpecificRecord) -> str:
         return record.property.title
 

@@ -643,21 +643,25 @@ class TypeSpecificRecord(models.Model):
 
     id = IdField()
     property = models.OneToOneField(Property, on_delete=models.CASCADE, related_name="type_record")
-    kind = models.CharField(max_length=11, choices=PropertyType.choices, db_index=True)
-    rooms = models.PositiveIntegerField(null=True, blank=True)
-    bedrooms = models.PositiveIntegerField(null=True, blank=True)
-    bathrooms = models.PositiveIntegerField(null=True, blank=True)
-    floors = models.PositiveIntegerField(null=True, blank=True)
-    number_of_units = models.PositiveIntegerField(null=True, blank=True)
-    swimming_pool = models.BooleanField(null=True, blank=True)
-    parking_space = models.BooleanField(null=True, blank=True)
-    balcony = models.BooleanField(null=True, blank=True)
-    elevator = models.BooleanField(null=True, blank=True)
-    elevators = models.BooleanField(null=True, blank=True)
-    serviced = models.BooleanField(null=True, blank=True)
-    land_type = models.CharField(max_length=12, choices=LandType.choices, null=True, blank=True)
+    kind = models.CharField(_("kind"), max_length=11, choices=PropertyType.choices, db_index=True)
+    rooms = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("rooms"))
+    bedrooms = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("bedrooms"))
+    bathrooms = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("bathrooms"))
+    floors = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("floors"))
+    number_of_units = models.PositiveIntegerField(
+        null=True, blank=True, verbose_name=_("number of units")
+    )
+    swimming_pool = models.BooleanField(null=True, blank=True, verbose_name=_("swimming pool"))
+    parking_space = models.BooleanField(null=True, blank=True, verbose_name=_("parking space"))
+    balcony = models.BooleanField(null=True, blank=True, verbose_name=_("balcony"))
+    elevator = models.BooleanField(null=True, blank=True, verbose_name=_("elevator"))
+    elevators = models.BooleanField(null=True, blank=True, verbose_name=_("elevators"))
+    serviced = models.BooleanField(null=True, blank=True, verbose_name=_("serviced"))
+    land_type = models.CharField(
+        _("land type"), max_length=12, choices=LandType.choices, null=True, blank=True
+    )
     type_of_activity = models.CharField(
-        max_length=11, choices=ActivityType.choices, null=True, blank=True
+        _("type of activity"), max_length=11, choices=ActivityType.choices, null=True, blank=True
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

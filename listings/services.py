@@ -5,7 +5,7 @@ from decimal import Decimal
 from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
 from django.utils.text import format_lazy
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 
 from accounts.models import Owner, User, UserType
 from config.errors import (
@@ -36,8 +36,8 @@ from notifications.events import event_record
 from notifications.models import EmailTopic, EventType, NotificationStatus
 from notifications.services import notification_send, notification_send_bulk, user_email_send
 
-CATEGORY_NAME_TAKEN = "A category with this name already exists."
-CATEGORY_IN_USE = "The category is used by listings and cannot be deleted."
+CATEGORY_NAME_TAKEN = gettext_lazy("A category with this name already exists.")
+CATEGORY_IN_USE = gettext_lazy("The category is used by listings and cannot be deleted.")
 
 
 def _category_save(category: PropertyCategory) -> PropertyCategory:
@@ -105,7 +105,7 @@ def property_is_managed_by(*, property: Property, user: User) -> bool:
 
 def _require_manager(*, property: Property, by: User) -> None:
     if not property_is_managed_by(property=property, user=by):
-        raise PermissionRefused("Only the listing's owner may change it.")
+        raise PermissionRefused(gettext_lazy("Only the listing's owner may change it."))
 
 
 def _record_event(event_type: str, listing: Property) -> None:
@@ -169,14 +169,17 @@ def _owner_for_new_listing(*, by: User, owner: Owner | None) -> Owner:
     if _is_admin(by):
         if owner is None:
             raise ValidationFailed(
-                "An administrator must say which owner the listing is for.", field="ownerId"
+                gettext_lazy("An administrator must say which owner the listing is for."),
+                field="ownerId",
             )
         return owner
     if by.user_type != UserType.OWNER:
-        raise PermissionRefused("Only owners create listings.")
+        raise PermissionRefused(gettext_lazy("Only owners create listings."))
     own = Owner.objects.get(user=by)
     if owner is not None and owner.pk != own.pk:
-        raise PermissionRefused("You may create listings only for yourself.", field="ownerId")
+        raise PermissionRefused(
+            gettext_lazy("You may create listings only for yourself."), field="ownerId"
+        )
     return own
 
 
@@ -262,7 +265,7 @@ def property_update(
         PropertyStatus.RENTED,
     ):
         raise Conflict(
-            "The transaction type of a sold or rented listing cannot change.",
+            gettext_lazy("The transaction type of a sold or rented listing cannot change."),
             field="transactionType",
         )
     # Only values that differ count as a change: a PATCH that changes nothing (for example
@@ -280,7 +283,8 @@ def property_update(
     if owner is not None and owner.pk != listing.owner_id:
         if not _is_admin(by):
             raise PermissionRefused(
-                "Only administrators move a listing to another owner.", field="ownerId"
+                gettext_lazy("Only administrators move a listing to another owner."),
+                field="ownerId",
             )
         listing.owner = owner
         changed = True
@@ -318,16 +322,25 @@ def property_change_status(
         current=listing.status, transaction_type=listing.transaction_type
     )
     if status not in allowed:
-        allowed_text = ", ".join(allowed) if allowed else "none"
+        allowed_text = ", ".join(allowed) if allowed else gettext("none")
         raise InvalidTransition(
-            f"A {listing.transaction_type} listing cannot move from {listing.status} to "
-            f"{status}. Allowed next statuses: {allowed_text}.",
+            gettext(
+                "A %(transaction)s listing cannot move from %(current)s to %(status)s. "
+                "Allowed next statuses: %(allowed)s."
+            )
+            % {
+                "transaction": listing.transaction_type,
+                "current": listing.status,
+                "status": status,
+                "allowed": allowed_text,
+            },
             field="status",
         )
     role = ADMIN if _is_admin(by) else OWNER
     if role not in PROPERTY_MOVES[listing.status][status].roles:
         raise PermissionRefused(
-            f"Only an administrator may move a listing from {listing.status} to {status}.",
+            gettext("Only an administrator may move a listing from %(current)s to %(status)s.")
+            % {"current": listing.status, "status": status},
             field="status",
         )
     previous = listing.status
@@ -459,7 +472,9 @@ def type_record_create(
     _require_manager(property=property, by=by)
     listing = _lock(property)
     if TypeSpecificRecord.objects.filter(property=listing).exists():
-        raise Conflict("This listing already has its type-specific record.", field="propertyId")
+        raise Conflict(
+            gettext_lazy("This listing already has its type-specific record."), field="propertyId"
+        )
     try:
         with transaction.atomic():
             record = TypeSpecificRecord.objects.create(
@@ -467,7 +482,7 @@ def type_record_create(
             )
     except IntegrityError as error:
         raise Conflict(
-            "This listing already has its type-specific record.", field="propertyId"
+            gettext_lazy("This listing already has its type-specific record."), field="propertyId"
         ) from error
     _copy_record_facts(listing, record)
     # The listing's `type` changed: its webhooks hear property.updated.

@@ -2,6 +2,7 @@
 
 from django.contrib import admin
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
 from media_app.models import GALLERY_ORDER, Image, Video
 
@@ -42,7 +43,7 @@ class ImageInline(admin.TabularInline):
     def has_add_permission(self, request, obj=None) -> bool:
         return False
 
-    @admin.display(description="preview")
+    @admin.display(description=_("preview"))
     def preview(self, image: Image) -> str:
         return image_preview_tag(image, alt=image.title or f"Photo {image.position}", height=90)
 
@@ -59,7 +60,7 @@ class VideoInline(admin.TabularInline):
     def has_add_permission(self, request, obj=None) -> bool:
         return False
 
-    @admin.display(description="file")
+    @admin.display(description=_("file"))
     def link(self, video: Video) -> str:
         return format_html('<a href="{}">{}</a>', video.file.url, video.title or "video")
 

@@ -15,6 +15,7 @@ from django.core.files import File
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import models, transaction
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from accounts.models import User
 from config.errors import Conflict, NotFound, PermissionRefused, ValidationFailed
@@ -34,12 +35,14 @@ from media_app.models import GALLERY_ORDER, Image, Video
 from media_app.video_locations import video_strip_location
 from media_app.videos import video_format_of
 
-LISTING_GONE = "No listing you can see has this id."
+LISTING_GONE = gettext_lazy("No listing you can see has this id.")
 
 
 def _require_manager(*, property: Property, by: User) -> None:
     if not property_is_managed_by(property=property, user=by):
-        raise PermissionRefused("Only the listing's owner may change its photos and videos.")
+        raise PermissionRefused(
+            gettext_lazy("Only the listing's owner may change its photos and videos.")
+        )
 
 
 def _lock_listing(property_id: str) -> Property:
@@ -66,11 +69,21 @@ def _renumber(model: type[models.Model], rows: list) -> None:
 def _check_room(*, model: type[models.Model], count: int) -> None:
     """At most MEDIA_MAX_IMAGES_PER_PROPERTY photos and MEDIA_MAX_VIDEOS_PER_PROPERTY videos."""
     if model is Image:
-        limit, noun = settings.MEDIA_MAX_IMAGES_PER_PROPERTY, "photos"
+        limit = settings.MEDIA_MAX_IMAGES_PER_PROPERTY
+        message = ngettext(
+            "A listing may have at most %(limit)d photo; delete one first.",
+            "A listing may have at most %(limit)d photos; delete one first.",
+            limit,
+        )
     else:
-        limit, noun = settings.MEDIA_MAX_VIDEOS_PER_PROPERTY, "videos"
+        limit = settings.MEDIA_MAX_VIDEOS_PER_PROPERTY
+        message = ngettext(
+            "A listing may have at most %(limit)d video; delete one first.",
+            "A listing may have at most %(limit)d videos; delete one first.",
+            limit,
+        )
     if count >= limit:
-        raise Conflict(f"A listing may have at most {limit} {noun}; delete one first.")
+        raise Conflict(message % {"limit": limit})
 
 
 def _store(name: str, content: File) -> str:
@@ -203,7 +216,12 @@ def _locked_item(model: type[models.Model], item: models.Model) -> tuple[Propert
         listing = _lock_listing(item.property_id)
         return listing, model.objects.get(pk=item.pk)
     except (Property.DoesNotExist, model.DoesNotExist) as error:
-        raise NotFound(f"No {model._meta.verbose_name} with this id.") from error
+        message = (
+            gettext("No image with this id.")
+            if model is Image
+            else gettext("No video with this id.")
+        )
+        raise NotFound(message) from error
 
 
 def _move(model: type[models.Model], listing: Property, item: models.Model, position: int) -> None:

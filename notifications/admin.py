@@ -10,6 +10,8 @@ admins read them.
 from django.contrib import admin, messages
 from django.contrib.admin import ActionLocation
 from django.db.models import QuerySet
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from config.admin import ReadOnlyModelAdmin, ServiceModelAdmin, adopt_saved
 from config.errors import DomainError
@@ -40,7 +42,7 @@ class EmailPreferencesAdmin(ReadOnlyModelAdmin):
     show_full_result_count = False
     fields = ["user", "alerts", "visits", "listings", "updated_at"]
 
-    @admin.display(description="user", ordering="user__email")
+    @admin.display(description=_("user"), ordering="user__email")
     def user_email(self, preferences: EmailPreferences) -> str:
         return preferences.user.email
 
@@ -57,7 +59,7 @@ class SavedSearchAdmin(ReadOnlyModelAdmin):
     show_full_result_count = False
     fields = ["user", "name", "criteria", "frequency", "created_at", "updated_at"]
 
-    @admin.display(description="user", ordering="user__email")
+    @admin.display(description=_("user"), ordering="user__email")
     def user_email(self, saved_search: SavedSearch) -> str:
         return saved_search.user.email
 
@@ -74,15 +76,15 @@ class AlertAdmin(ReadOnlyModelAdmin):
     show_full_result_count = False
     fields = ["created_at", "saved_search", "property", "digest_due"]
 
-    @admin.display(description="saved search", ordering="saved_search__name")
+    @admin.display(description=_("saved search"), ordering="saved_search__name")
     def saved_search_name(self, alert: Alert) -> str:
         return alert.saved_search.name
 
-    @admin.display(description="user", ordering="saved_search__user__email")
+    @admin.display(description=_("user"), ordering="saved_search__user__email")
     def user_email(self, alert: Alert) -> str:
         return alert.saved_search.user.email
 
-    @admin.display(description="listing", ordering="property__title")
+    @admin.display(description=_("listing"), ordering="property__title")
     def listing(self, alert: Alert) -> str:
         return alert.property.title
 
@@ -117,11 +119,11 @@ class NotificationAdmin(ServiceModelAdmin):
     def has_change_permission(self, request, obj=None) -> bool:
         return obj is None and super().has_change_permission(request, obj)
 
-    @admin.display(description="recipient", ordering="user__email")
+    @admin.display(description=_("recipient"), ordering="user__email")
     def recipient(self, notification: Notification) -> str:
         return notification.user.email
 
-    @admin.display(description="listing", ordering="property__title")
+    @admin.display(description=_("listing"), ordering="property__title")
     def listing(self, notification: Notification) -> str:
         return notification.property.title
 
@@ -162,7 +164,7 @@ class WebhookEndpointAdmin(admin.ModelAdmin):
     def has_add_permission(self, request) -> bool:
         return False
 
-    @admin.display(description="registered by", ordering="user__email")
+    @admin.display(description=_("registered by"), ordering="user__email")
     def registrant(self, endpoint: WebhookEndpoint) -> str:
         return endpoint.user.email
 
@@ -237,11 +239,11 @@ class WebhookDeliveryAdmin(ReadOnlyModelAdmin):
         # The list shows the event's type, never its payload: leave the payload unread.
         return super().get_queryset(request).defer("event__payload")
 
-    @admin.display(description="event", ordering="event__type")
+    @admin.display(description=_("event"), ordering="event__type")
     def event_type(self, delivery: WebhookDelivery) -> str:
         return delivery.event.type
 
-    @admin.display(description="endpoint", ordering="endpoint__url")
+    @admin.display(description=_("endpoint"), ordering="endpoint__url")
     def endpoint_url(self, delivery: WebhookDelivery) -> str:
         return delivery.endpoint.url
 
@@ -250,7 +252,7 @@ class WebhookDeliveryAdmin(ReadOnlyModelAdmin):
         return self.has_view_permission(request)
 
     @admin.action(
-        description="Retry now",
+        description=_("Retry now"),
         permissions=["retry"],
         location=[ActionLocation.CHANGE_LIST, ActionLocation.CHANGE_FORM],
     )
@@ -267,7 +269,12 @@ class WebhookDeliveryAdmin(ReadOnlyModelAdmin):
         if retried:
             self.message_user(
                 request,
-                f"{retried} deliveries will be attempted now by the worker.",
+                ngettext(
+                    "%(count)d delivery will be attempted now by the worker.",
+                    "%(count)d deliveries will be attempted now by the worker.",
+                    retried,
+                )
+                % {"count": retried},
                 messages.SUCCESS,
             )
 

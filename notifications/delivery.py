@@ -25,6 +25,7 @@ from typing import Protocol
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 from rest_framework.fields import DateTimeField
 
 from config.errors import Conflict
@@ -314,7 +315,7 @@ def delivery_retry_now(*, delivery: WebhookDelivery, enqueue: Enqueue | None) ->
             .update(status=DeliveryStatus.PENDING, next_attempt_at=now, updated_at=now)
         )
         if not retried:
-            raise Conflict("This delivery succeeded; there is nothing to retry.")
+            raise Conflict(gettext_lazy("This delivery succeeded; there is nothing to retry."))
         if enqueue is not None:
             enqueue([delivery.pk])
     delivery.refresh_from_db()

@@ -3,6 +3,7 @@
 from collections.abc import Iterable
 
 from django.db.models import F, Prefetch, QuerySet, prefetch_related_objects
+from django.utils.translation import gettext_lazy
 
 from accounts.models import User
 from accounts.selectors import is_admin, user_id_named
@@ -46,7 +47,9 @@ def notification_list(*, viewer: User, user_id: str | None = None) -> QuerySet[N
     gets their own notifications too, like everyone else.
     """
     user_id = user_id_named(
-        viewer=viewer, user_id=user_id, refusal="You may list only your own notifications."
+        viewer=viewer,
+        user_id=user_id,
+        refusal=gettext_lazy("You may list only your own notifications."),
     )
     return Notification.objects.filter(user_id=user_id).order_by(*NEWEST_FIRST)
 

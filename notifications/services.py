@@ -6,6 +6,7 @@ from django.conf import settings
 from django.core import signing
 from django.db import transaction
 from django.utils import translation
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from accounts.models import User, UserType
 from accounts.selectors import user_id_named
@@ -40,7 +41,7 @@ def _is_recipient_or_admin(*, notification: Notification, by: User) -> bool:
 
 def _require_recipient(*, notification: Notification, by: User) -> None:
     if not _is_recipient_or_admin(notification=notification, by=by):
-        raise PermissionRefused("Only the recipient may change this notification.")
+        raise PermissionRefused(gettext_lazy("Only the recipient may change this notification."))
 
 
 def _created_events(notifications: list[Notification]) -> list[NewEvent]:
@@ -119,7 +120,7 @@ def notification_mark_read(
     return notification
 
 
-MARK_ONLY_YOUR_OWN = "You may mark only your own notifications."
+MARK_ONLY_YOUR_OWN = gettext_lazy("You may mark only your own notifications.")
 
 
 def notification_mark_all_read(*, user: User, by: User) -> int:
@@ -147,12 +148,14 @@ SECRET_MAX_LENGTH = 200
 def webhook_events_check(events: list[str]) -> list[str]:
     """The subscribed event names, repeats dropped; an unknown name is 400 on `events`."""
     if not events:
-        raise ValidationFailed('Name at least one event, or "*" for all.', field="events")
+        raise ValidationFailed(
+            gettext_lazy('Name at least one event, or "*" for all.'), field="events"
+        )
     unknown = [name for name in events if name != ALL_EVENTS and name not in EventType.values]
     if unknown:
         raise ValidationFailed(
-            f"Unknown events: {', '.join(dict.fromkeys(unknown))}. Known events: "
-            f'{", ".join(EventType.values)}, or "*" for all.',
+            gettext('Unknown events: %(unknown)s. Known events: %(known)s, or "*" for all.')
+            % {"unknown": ", ".join(dict.fromkeys(unknown)), "known": ", ".join(EventType.values)},
             field="events",
         )
     return list(dict.fromkeys(events))
@@ -170,7 +173,7 @@ def webhook_register(
     the secret: the registration answer is the only place it is ever shown.
     """
     if not (by.is_authenticated and by.user_type in (UserType.OWNER, UserType.ADMIN)):
-        raise PermissionRefused("Only owners and administrators register webhooks.")
+        raise PermissionRefused(gettext_lazy("Only owners and administrators register webhooks."))
     events = webhook_events_check(events)
     try:
         target_check(url)
@@ -180,11 +183,12 @@ def webhook_register(
         secret = secret_generate()
     elif not SECRET_MIN_LENGTH <= len(secret) <= SECRET_MAX_LENGTH:
         raise ValidationFailed(
-            f"A secret has {SECRET_MIN_LENGTH} to {SECRET_MAX_LENGTH} characters.",
+            gettext("A secret has %(min)d to %(max)d characters.")
+            % {"min": SECRET_MIN_LENGTH, "max": SECRET_MAX_LENGTH},
             field="secret",
         )
     elif not secret_is_valid(secret):
-        raise ValidationFailed("What follows whsec_ must be base64.", field="secret")
+        raise ValidationFailed(gettext_lazy("What follows whsec_ must be base64."), field="secret")
     limit = settings.WEBHOOKS_MAX_PER_USER
     with transaction.atomic():
         # One registration of a user at a time, so that racing ones cannot pass the limit.
@@ -192,7 +196,12 @@ def webhook_register(
         User.objects.select_for_update(no_key=True).get(pk=by.pk)
         if WebhookEndpoint.objects.filter(user=by).count() >= limit:
             raise Conflict(
-                f"A user may have at most {limit} webhooks; delete one to register another."
+                ngettext(
+                    "A user may have at most %(limit)d webhook; delete it to register another.",
+                    "A user may have at most %(limit)d webhooks; delete one to register another.",
+                    limit,
+                )
+                % {"limit": limit}
             )
         return WebhookEndpoint.objects.create(user=by, url=url, events=events, secret=secret)
 
@@ -200,7 +209,7 @@ def webhook_register(
 def webhook_delete(*, endpoint: WebhookEndpoint, by: User) -> None:
     """Delete a webhook endpoint and its deliveries; the registrant and admins may."""
     if not (by.is_authenticated and (by.pk == endpoint.user_id or by.is_admin)):
-        raise PermissionRefused("Only the registrant may delete this webhook.")
+        raise PermissionRefused(gettext_lazy("Only the registrant may delete this webhook."))
     endpoint.delete()
 
 
@@ -209,7 +218,7 @@ def webhook_delete(*, endpoint: WebhookEndpoint, by: User) -> None:
 SAVED_SEARCH_NAME_MAX_LENGTH = 100
 # Search parameters a saved search does not keep: the order its alerts come in is theirs.
 UNSAVED_PARAMETERS = ("sort",)
-CHANGE_ONLY_YOUR_OWN = "You may change only your own saved searches."
+CHANGE_ONLY_YOUR_OWN = gettext_lazy("You may change only your own saved searches.")
 
 
 def saved_search_criteria(criteria: object) -> dict[str, str]:
@@ -223,7 +232,8 @@ def saved_search_criteria(criteria: object) -> dict[str, str]:
     """
     if not isinstance(criteria, Mapping):
         raise ValidationFailed(
-            "criteria is an object of GET /properties' query parameters.", field="criteria"
+            gettext_lazy("criteria is an object of GET /properties' query parameters."),
+            field="criteria",
         )
     errors: dict[str, list[Refusal]] = {}
     query: dict[str, str] = {}
@@ -246,7 +256,9 @@ def saved_search_criteria(criteria: object) -> dict[str, str]:
         raise SearchParamsInvalid(errors)
     cleaned = search_query(params)
     if not cleaned:
-        raise ValidationFailed("A saved search has at least one criterion.", field="criteria")
+        raise ValidationFailed(
+            gettext_lazy("A saved search has at least one criterion."), field="criteria"
+        )
     return cleaned
 
 
@@ -254,7 +266,8 @@ def _saved_search_name(name: str) -> str:
     name = name.strip()
     if not 1 <= len(name) <= SAVED_SEARCH_NAME_MAX_LENGTH:
         raise ValidationFailed(
-            f"A name has 1 to {SAVED_SEARCH_NAME_MAX_LENGTH} characters.", field="name"
+            gettext("A name has 1 to %(max)d characters.") % {"max": SAVED_SEARCH_NAME_MAX_LENGTH},
+            field="name",
         )
     return name
 
@@ -262,7 +275,9 @@ def _saved_search_name(name: str) -> str:
 def _saved_search_frequency(frequency: str) -> str:
     if frequency not in AlertFrequency.values:
         raise ValidationFailed(
-            f"The frequency is one of {', '.join(AlertFrequency.values)}.", field="frequency"
+            gettext("The frequency is one of %(frequencies)s.")
+            % {"frequencies": ", ".join(AlertFrequency.values)},
+            field="frequency",
         )
     return frequency
 
@@ -287,7 +302,7 @@ def saved_search_create(
     user keeps at most SAVED_SEARCHES_MAX_PER_USER searches (409 past that).
     """
     if not by.is_authenticated:
-        raise PermissionRefused("Sign in to save a search.")
+        raise PermissionRefused(gettext_lazy("Sign in to save a search."))
     name = _saved_search_name(name)
     criteria = saved_search_criteria(criteria)
     frequency = _saved_search_frequency(frequency)
@@ -296,7 +311,14 @@ def saved_search_create(
     # FOR NO KEY UPDATE: see listings.services._lock.
     User.objects.select_for_update(no_key=True).get(pk=by.pk)
     if SavedSearch.objects.filter(user=by).count() >= limit:
-        raise Conflict(f"A user may save at most {limit} searches; delete one to save another.")
+        raise Conflict(
+            ngettext(
+                "A user may save at most %(limit)d search; delete it to save another.",
+                "A user may save at most %(limit)d searches; delete one to save another.",
+                limit,
+            )
+            % {"limit": limit}
+        )
     return SavedSearch.objects.create(
         user=by,
         name=name,
@@ -349,7 +371,7 @@ def saved_search_delete(*, saved_search: SavedSearch, by: User) -> None:
 # --- Email preferences and unsubscribing (docs/email.md) -----------------------------------
 
 UNSUBSCRIBE_SALT = "notifications.unsubscribe"
-UNSUBSCRIBE_INVALID = "This unsubscribe link is not valid."
+UNSUBSCRIBE_INVALID = gettext_lazy("This unsubscribe link is not valid.")
 
 
 def email_preferences_update(
@@ -361,14 +383,16 @@ def email_preferences_update(
     key.
     """
     if not (by.is_authenticated and by.pk == user.pk):
-        raise PermissionRefused("You may change only your own email preferences.")
+        raise PermissionRefused(gettext_lazy("You may change only your own email preferences."))
     for topic, wanted in changes.items():
         if topic not in EmailTopic.values:
             raise ValidationFailed(
-                f"Not an email topic; those are: {', '.join(EmailTopic.values)}.", field=topic
+                gettext("Not an email topic; those are: %(topics)s.")
+                % {"topics": ", ".join(EmailTopic.values)},
+                field=topic,
             )
         if not isinstance(wanted, bool):
-            raise ValidationFailed("true or false.", field=topic)
+            raise ValidationFailed(gettext_lazy("true or false."), field=topic)
     preferences, _created = EmailPreferences.objects.update_or_create(
         user=user, defaults=dict(changes)
     )

@@ -112,12 +112,13 @@ def make_in_copy(project: Path, venv: Path, *targets: str, dry_run: bool = False
 
 @pytest.fixture
 def project_copy(tmp_path) -> tuple[Path, Path]:
-    """The Makefile, the lock and the Spanish catalog in a folder of their own, beside a
-    virtual environment that is already installed and whose pybabel is the real one."""
+    """The Makefile, the lock and the Spanish catalogs (the pages' and the scripts') in a
+    folder of their own, beside a virtual environment that is already installed and whose
+    pybabel is the real one."""
     project = tmp_path / "project"
-    catalog = Path("locale/es/LC_MESSAGES/django.po")
-    (project / catalog.parent).mkdir(parents=True)
-    for name in ("Makefile", "requirements.lock", str(catalog)):
+    catalogs = [Path(f"locale/es/LC_MESSAGES/{domain}.po") for domain in ("django", "djangojs")]
+    (project / catalogs[0].parent).mkdir(parents=True)
+    for name in ("Makefile", "requirements.lock", *map(str, catalogs)):
         (project / name).write_bytes((MAKEFILE_DIRECTORY / name).read_bytes())
     venv = tmp_path / "venv"
     (venv / "bin").mkdir(parents=True)
@@ -139,6 +140,9 @@ def test_messages_compiles_each_catalog_with_babel(project_copy):
         spanish = gettext.GNUTranslations(catalog)
     assert spanish.gettext("Log in") == "Iniciar sesión"
     assert spanish.ngettext("%(total)s listing", "%(total)s listings", 2) == "%(total)s anuncios"
+    with (project / "locale/es/LC_MESSAGES/djangojs.mo").open("rb") as catalog:
+        scripts = gettext.GNUTranslations(catalog)
+    assert scripts.gettext("Showing each listing.") == "Se muestra cada anuncio."
     # Compiled once: an unchanged catalog is not compiled again.
     assert (again.returncode, again.stdout) == (0, "")
 
@@ -149,7 +153,8 @@ def test_installing_compiles_the_catalogs(project_copy):
     planned = make_in_copy(project, venv, "install", dry_run=True)
 
     assert planned.returncode == 0, planned.stderr
-    assert planned.stdout.splitlines() == [
-        f"{venv}/bin/pybabel compile --statistics -i locale/es/LC_MESSAGES/django.po"
-        " -o locale/es/LC_MESSAGES/django.mo"
+    assert sorted(planned.stdout.splitlines()) == [
+        f"{venv}/bin/pybabel compile --statistics -i locale/es/LC_MESSAGES/{domain}.po"
+        f" -o locale/es/LC_MESSAGES/{domain}.mo"
+        for domain in ("django", "djangojs")
     ]

@@ -1,6 +1,7 @@
 """The appointments endpoints."""
 
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.permissions import IsAuthenticated
@@ -64,14 +65,14 @@ class AppointmentViewSet(ApiViewSet):
         user_id_named(
             viewer=user,
             user_id=request.query_params.get("userId"),
-            refusal="You may list only your own visits.",
+            refusal=gettext_lazy("You may list only your own visits."),
         )
         if user.user_type == UserType.ADMIN:
             return
         owner_id = request.query_params.get("ownerId")
         if owner_id and not Owner.objects.filter(pk=owner_id, user=user).exists():
             raise PermissionRefused(
-                "You may list only the visits of your own listings.", field="ownerId"
+                gettext_lazy("You may list only the visits of your own listings."), field="ownerId"
             )
 
     def _body(self, appointment, *, response_status=status.HTTP_200_OK) -> Response:

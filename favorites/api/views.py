@@ -1,6 +1,7 @@
 """The favorites endpoints: list, save, remove by id and remove by listing."""
 
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.permissions import IsAuthenticated
@@ -99,7 +100,7 @@ class FavoriteViewSet(CamelCasedActionsMixin, ApiViewSet):
         data = serializer.validated_data
         user = _named_user(request, data.get("user_id"))
         if user is None:
-            raise ValidationFailed("No user has this id.", field="userId")
+            raise ValidationFailed(gettext_lazy("No user has this id."), field="userId")
         favorite = services.favorite_add(user=user, property=data["property_id"], by=request.user)
         return self._item(favorite, response_status=status.HTTP_201_CREATED)
 

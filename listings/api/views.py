@@ -2,6 +2,7 @@
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext_lazy
 from drf_spectacular.helpers import forced_singular_serializer
 from drf_spectacular.utils import (
     extend_schema,
@@ -176,7 +177,7 @@ def _clusters_request(request) -> tuple[SearchParams, int]:
 def _require_manager(listing, user) -> None:
     """Refuse before reading the body: who may not change a listing learns no validation rules."""
     if not services.property_is_managed_by(property=listing, user=user):
-        raise PermissionDenied("Only the listing's owner may change it.")
+        raise PermissionDenied(gettext_lazy("Only the listing's owner may change it."))
 
 
 @extend_schema_view(
@@ -270,7 +271,9 @@ class PropertyViewSet(CamelCasedActionsMixin, ApiViewSet):
     def stats(self, request, pk=None):
         listing = self.get_object()
         if not services.property_is_managed_by(property=listing, user=request.user):
-            raise PermissionDenied("Only the listing's owner and admins may see its statistics.")
+            raise PermissionDenied(
+                gettext_lazy("Only the listing's owner and admins may see its statistics.")
+            )
         figures = statistics.property_statistics(property_ids=[listing.pk])[listing.pk]
         return Response(statistics_item(figures))
 

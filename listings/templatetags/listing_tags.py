@@ -6,7 +6,7 @@ from django import template
 from django.core.files.storage import default_storage
 from django.templatetags.static import static
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext_lazy
 
 from config.money import price_format
 from listings.models import KIND_FIELDS, TypeSpecificRecord
@@ -16,14 +16,15 @@ register = template.Library()
 
 # What an image shows when none of its photo's files is in the storage: no request 404s.
 PHOTO_PLACEHOLDER = "img/photo-placeholder.svg"
-# Facts a listing card shows after the area, in this order, when its kind has them.
+# Facts a listing card shows after the area, in this order, when its kind has them: each
+# one's words for its value, a count (plural forms) or the land type's name.
 CARD_FACTS = {
-    "bedrooms": gettext_lazy("bedrooms"),
-    "bathrooms": gettext_lazy("bathrooms"),
-    "rooms": gettext_lazy("rooms"),
-    "number_of_units": gettext_lazy("units"),
-    "floors": gettext_lazy("floors"),
-    "land_type": gettext_lazy("land"),
+    "bedrooms": ngettext_lazy("%(value)s bedroom", "%(value)s bedrooms", "value"),
+    "bathrooms": ngettext_lazy("%(value)s bathroom", "%(value)s bathrooms", "value"),
+    "rooms": ngettext_lazy("%(value)s room", "%(value)s rooms", "value"),
+    "number_of_units": ngettext_lazy("%(value)s unit", "%(value)s units", "value"),
+    "floors": ngettext_lazy("%(value)s floor", "%(value)s floors", "value"),
+    "land_type": gettext_lazy("%(value)s land"),
 }
 
 
@@ -90,6 +91,7 @@ def card_facts(record: TypeSpecificRecord | None) -> list[str]:
     facts = []
     for name, noun in CARD_FACTS.items():
         if name in KIND_FIELDS[record.kind]:
-            _label, value = _fact(record, name)
-            facts.append(f"{value} {noun}")
+            # A count chooses its plural form; the land type is its translated name.
+            value = record.get_land_type_display() if name == "land_type" else getattr(record, name)
+            facts.append(noun % {"value": value})
     return facts[:3]

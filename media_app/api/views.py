@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext_lazy
 from djangorestframework_camel_case.settings import api_settings as camel_case_settings
 from djangorestframework_camel_case.util import underscoreize
 from drf_spectacular.utils import (
@@ -139,7 +140,9 @@ class MediaViewSet(ApiViewSet):
         listing = self._listing(form, for_write=True)
         # Who may not change the listing learns nothing about the rules of the body.
         if not property_is_managed_by(property=listing, user=request.user):
-            raise PermissionDenied("Only the listing's owner may add photos and videos to it.")
+            raise PermissionDenied(
+                gettext_lazy("Only the listing's owner may add photos and videos to it.")
+            )
         body = self.upload_serializer_class(data=form)
         body.is_valid(raise_exception=True)
         item = self.perform_upload(
@@ -150,7 +153,9 @@ class MediaViewSet(ApiViewSet):
     def partial_update(self, request, pk=None):
         item = self.get_object()
         if not property_is_managed_by(property=item.property, user=request.user):
-            raise PermissionDenied("Only the listing's owner may change its photos and videos.")
+            raise PermissionDenied(
+                gettext_lazy("Only the listing's owner may change its photos and videos.")
+            )
         body = MediaPatchSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         # An empty body changes nothing and answers the resource as it is (like properties).

@@ -5,6 +5,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.decorators import action
@@ -219,7 +220,7 @@ def _named_user(request, user_id: str | None) -> User:
         return request.user
     user = User.objects.filter(pk=user_id).first()
     if user is None:
-        raise ValidationFailed("No user has this id.", field="userId")
+        raise ValidationFailed(gettext_lazy("No user has this id."), field="userId")
     return user
 
 

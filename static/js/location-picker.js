@@ -25,7 +25,10 @@
 
     function place(point) {
       if (marker) { marker.setLatLng(point); }
-      else { marker = L.marker(point, { title: "The property's position", alt: "The property's position" }).addTo(map); }
+      else {
+        var name = window.gettext ? window.gettext("The property's position") : "The property's position";
+        marker = L.marker(point, { title: name, alt: name }).addTo(map);
+      }
     }
 
     var start = current();

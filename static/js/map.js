@@ -10,6 +10,14 @@
 (function () {
   "use strict";
   if (!window.estateLeaflet) { return; }
+  // Texts in the page's language: Django's JavaScript catalog (config.urls, "jsi18n"), loaded
+  // before this script; without it, the English texts.
+  var gettext = window.gettext || function (text) { return text; };
+  var ngettext = window.ngettext || function (one, many, count) { return count === 1 ? one : many; };
+  var interpolate = window.interpolate || function (text, values) {
+    return text.replace(/%\((\w+)\)s/g, function (match, name) { return String(values[name]); });
+  };
+  var LANGUAGE = document.documentElement.lang || "en";
 
   var WORLD = [[-60, -170], [75, 170]];
   // From this zoom on (a town's streets), the map shows each listing rather than clusters.
@@ -24,7 +32,7 @@
 
   function formatPrice(value) {
     var number = Number(value);
-    return isFinite(number) ? number.toLocaleString("en-US", { maximumFractionDigits: 2 }) : value;
+    return isFinite(number) ? number.toLocaleString(LANGUAGE, { maximumFractionDigits: 2 }) : value;
   }
 
   function popupFor(marker) {
@@ -34,7 +42,8 @@
     title.textContent = marker.title;
     if (marker.url) { title.href = marker.url; }
     var price = document.createElement("span");
-    price.textContent = formatPrice(marker.price) + (marker.transactionType === "RENT" ? " for rent" : " for sale");
+    var deal = marker.transactionType === "RENT" ? gettext("%(price)s for rent") : gettext("%(price)s for sale");
+    price.textContent = interpolate(deal, { price: formatPrice(marker.price) }, true);
     box.appendChild(title);
     box.appendChild(price);
     return box;
@@ -86,10 +95,13 @@
   /* A cluster's marker: its count in a round badge; Enter or a click zooms into it. */
   function clusterMarker(map, cluster, markerZoom) {
     var badge = document.createElement("span");
-    badge.textContent = cluster.count.toLocaleString("en-US");
+    badge.textContent = cluster.count.toLocaleString(LANGUAGE);
     var size = cluster.count < 100 ? 36 : cluster.count < 10000 ? 44 : 52;
-    var label = cluster.count === 1 ? "1 listing" : cluster.count.toLocaleString("en-US") + " listings";
-    var name = label + ", from " + formatPrice(cluster.lowestPrice) + "; zoom in";
+    var name = interpolate(
+      ngettext("%(count)s listing, from %(price)s; zoom in", "%(count)s listings, from %(price)s; zoom in", cluster.count),
+      { count: cluster.count.toLocaleString(LANGUAGE), price: formatPrice(cluster.lowestPrice) },
+      true
+    );
     var marker = L.marker([cluster.latitude, cluster.longitude], {
       icon: L.divIcon({ className: "map-cluster", html: badge, iconSize: [size, size] }),
       title: name,
@@ -137,7 +149,7 @@
       element.dataset.zoomLevel = String(map.getZoom());
       if (map.getZoom() >= markerZoom) {
         show("markers", markerLayer);
-        if (status) { status.textContent = "Showing each listing."; }
+        if (status) { status.textContent = gettext("Showing each listing."); }
         return;
       }
       var box = intersect(viewBox(map), searchBox);
@@ -156,8 +168,21 @@
           });
           show("clusters", clusterLayer);
           if (status) {
-            status.textContent = body.totalItems.toLocaleString("en-US") + " listings in " +
-              body.clusters.length + " groups; zoom in to see each listing.";
+            var listings = interpolate(
+              ngettext("%(count)s listing", "%(count)s listings", body.totalItems),
+              { count: body.totalItems.toLocaleString(LANGUAGE) },
+              true
+            );
+            var groups = interpolate(
+              ngettext("%(count)s group", "%(count)s groups", body.clusters.length),
+              { count: body.clusters.length.toLocaleString(LANGUAGE) },
+              true
+            );
+            status.textContent = interpolate(
+              gettext("%(listings)s in %(groups)s; zoom in to see each listing."),
+              { listings: listings, groups: groups },
+              true
+            );
           }
         })
         .catch(function () { if (request === latest) { show("markers", markerLayer); } })

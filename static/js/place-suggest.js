@@ -9,6 +9,14 @@
  */
 (function () {
   "use strict";
+  // Texts in the page's language: Django's JavaScript catalog (config.urls, "jsi18n"), loaded
+  // before this script; without it, the English texts.
+  var gettext = window.gettext || function (text) { return text; };
+  var ngettext = window.ngettext || function (one, many, count) { return count === 1 ? one : many; };
+  var interpolate = window.interpolate || function (text, values) {
+    return text.replace(/%\((\w+)\)s/g, function (match, name) { return String(values[name]); });
+  };
+  var LANGUAGE = document.documentElement.lang || "en";
 
   var PAUSE_MS = 150;
   var SHOWN = 8;
@@ -54,7 +62,11 @@
   }
 
   function countText(listings) {
-    return listings.toLocaleString("en-US") + (listings === 1 ? " listing" : " listings");
+    return interpolate(
+      ngettext("%(count)s listing", "%(count)s listings", listings),
+      { count: listings.toLocaleString(LANGUAGE) },
+      true
+    );
   }
 
   function show(answer) {
@@ -82,8 +94,11 @@
     highlight(-1);
     setExpanded(places.length > 0);
     if (status) {
-      status.textContent = places.length === 0 ? "" :
-        places.length + (places.length === 1 ? " town suggested" : " towns suggested");
+      status.textContent = places.length === 0 ? "" : interpolate(
+        ngettext("%(count)s town suggested", "%(count)s towns suggested", places.length),
+        { count: places.length },
+        true
+      );
     }
   }
 

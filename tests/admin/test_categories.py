@@ -30,7 +30,7 @@ def test_deleting_a_used_category_is_refused_on_its_delete_page(back_office, use
     # then it says why the category cannot go
     assert page.status_code == 200
     assert page.context["title"] == "Cannot delete property category"
-    assert page.context["protected"] == ["Residential: used by 2 listing(s)"]
+    assert page.context["protected"] == ["Residential: used by 2 listings"]
     assert messages_of(page) == [REFUSAL]
 
     # when the deletion is confirmed anyway
@@ -58,7 +58,7 @@ def test_the_bulk_delete_action_reports_a_used_category_and_keeps_it(back_office
 
     # then nothing is deleted and the refusal is shown
     assert response.status_code == 200
-    assert response.context["protected"] == ["Residential: used by 2 listing(s)"]
+    assert response.context["protected"] == ["Residential: used by 2 listings"]
     assert messages_of(response) == [REFUSAL]
     assert set(PropertyCategory.objects.values_list("name", flat=True)) == {
         "Residential",

@@ -60,7 +60,7 @@ def test_approve_moves_pending_listings_to_available_with_log_and_owner_notice(
             )
         ]
     assert messages_of(response) == [
-        "Available: 2 listing(s): “Loft in Chamberi”, “House in Toledo”."
+        "Available: 2 listings: “Loft in Chamberi”, “House in Toledo”."
     ]
     # and each move is recorded as a property.status_changed event for webhooks (D12)
     events = Event.objects.filter(type=EventType.PROPERTY_STATUS_CHANGED)
@@ -84,7 +84,7 @@ def test_approve_leaves_listings_that_are_not_pending_as_they_are(back_office):
     assert sorted(messages_of(response)) == sorted(
         [
             "“Suspended flat” is Suspended, not pending: left as it is.",
-            "Available: 1 listing(s): “Pending flat”.",
+            "Available: 1 listing: “Pending flat”.",
         ]
     )
 
@@ -157,7 +157,7 @@ def test_suspend_with_a_reason_suspends_logs_the_reason_and_warns_the_owner(back
                 False,
             )
         ]
-    assert messages_of(response) == ["Suspended: 2 listing(s): “New loft”, “Old loft”."]
+    assert messages_of(response) == ["Suspended: 2 listings: “New loft”, “Old loft”."]
 
 
 def test_a_move_the_state_machine_forbids_is_reported_and_not_applied(back_office):
@@ -186,7 +186,7 @@ def test_a_move_the_state_machine_forbids_is_reported_and_not_applied(back_offic
         [
             "“Sold villa”: A SALE listing cannot move from SOLD to SUSPENDED. "
             "Allowed next statuses: AVAILABLE.",
-            "Suspended: 1 listing(s): “Open villa”.",
+            "Suspended: 1 listing: “Open villa”.",
         ]
     )
 
@@ -241,3 +241,24 @@ def test_suspend_from_the_listings_change_page_asks_for_the_reason(back_office):
     assert f'<form method="post" action="{LISTINGS_URL}">' in response.content.decode()
     listing.refresh_from_db()
     assert listing.status == AVAILABLE
+
+
+def test_a_spanish_speaking_moderator_reads_the_actions_and_reports_in_spanish(back_office):
+    # given a pending listing and a browser that asks for Spanish
+    loft = ListingFactory(title="Loft in Chamberi", status=PENDING)
+    spanish = {"accept-language": "es-ES,es;q=0.9"}
+
+    # when the moderator opens the changelist and approves it
+    page = back_office.get(LISTINGS_URL, headers=spanish)
+    response = back_office.post(LISTINGS_URL, action_data("approve", loft.pk), headers=spanish)
+
+    # then the actions are offered and reported in Spanish
+    assert '<option value="approve">Aprobar los anuncios pendientes seleccionados</option>' in (
+        page.text
+    )
+    assert (
+        '<option value="suspend">Suspender los anuncios seleccionados (pide un motivo)</option>'
+        in page.text
+    )
+    assert response.status_code == 302
+    assert messages_of(response) == ["Disponible: 1 anuncio: «Loft in Chamberi»."]

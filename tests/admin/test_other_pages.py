@@ -128,7 +128,7 @@ def test_the_cancel_action_cancels_visits_through_the_service(back_office):
         [
             f"{completed}: An appointment cannot move from COMPLETED to CANCELLED. "
             "Allowed next statuses: none (it is final).",
-            "Cancelled 1 visit(s).",
+            "Cancelled 1 visit.",
         ]
     )
 

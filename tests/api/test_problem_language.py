@@ -3,6 +3,8 @@ stay the same stable English in every language (D5)."""
 
 import pytest
 
+from tests.factories import AppointmentFactory
+
 pytestmark = pytest.mark.django_db
 
 
@@ -46,3 +48,70 @@ def test_an_unknown_api_path_follows_accept_language(
     assert response.status_code == 404
     body = response.json()
     assert (body["title"], body["detail"], body["code"]) == (title, detail, "not_found")
+
+
+@pytest.mark.parametrize(
+    ("accept_language", "title", "message"),
+    [
+        ("es", "Permiso denegado", "No puedes reservar una visita a tu propio anuncio."),
+        ("en", "Permission denied", "You cannot book a visit of your own listing."),
+    ],
+)
+def test_a_services_refusal_follows_accept_language(
+    owner_client, listing, accept_language, title, message
+):
+    response = owner_client.post(
+        "/api/v1/appointments",
+        {"date": "2999-01-01T10:00:00Z", "propertyId": listing.pk},
+        format="json",
+        headers={"accept-language": accept_language},
+    )
+
+    assert response.status_code == 403
+    assert response.json() == {
+        "type": "about:blank",
+        "title": title,
+        "status": 403,
+        "detail": message,
+        "code": "permission_denied",
+        "errors": [{"field": "propertyId", "message": message, "code": "permission_denied"}],
+    }
+
+
+def test_a_services_refusal_with_values_follows_accept_language(owner_client, listing, customer):
+    visit = AppointmentFactory(property=listing, user=customer, status="COMPLETED")
+
+    response = owner_client.patch(
+        f"/api/v1/appointments/{visit.pk}",
+        {"status": "CONFIRMED"},
+        format="json",
+        headers={"accept-language": "es"},
+    )
+
+    assert response.status_code == 409
+    body = response.json()
+    assert (body["title"], body["detail"], body["code"]) == (
+        "Cambio de estado no permitido",
+        "Una visita no puede pasar de COMPLETED a CONFIRMED. Estados siguientes permitidos: "
+        "ninguno (es definitivo).",
+        "invalid_transition",
+    )
+
+
+def test_a_services_conflict_follows_accept_language(customer_client, listing):
+    customer_client.post("/api/v1/favorites", {"propertyId": listing.pk}, format="json")
+
+    response = customer_client.post(
+        "/api/v1/favorites",
+        {"propertyId": listing.pk},
+        format="json",
+        headers={"accept-language": "es"},
+    )
+
+    assert response.status_code == 409
+    body = response.json()
+    assert (body["title"], body["detail"], body["code"]) == (
+        "Conflicto",
+        "Este anuncio ya está entre los favoritos del usuario.",
+        "conflict",
+    )

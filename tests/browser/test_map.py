@@ -109,7 +109,7 @@ def test_the_clusters_follow_the_search_filters(spread_listings, new_context):
     expect(page.locator(MAP)).to_have_attribute("data-showing", "clusters")
     expect(clusters(page)).to_have_text(["8"])
     expect(page.locator("[data-map-status]")).to_have_text(
-        "8 listings in 1 groups; zoom in to see each listing."
+        "8 listings in 1 group; zoom in to see each listing."
     )
 
 
@@ -197,3 +197,17 @@ def test_a_listings_map_below_the_photos_loads_when_scrolled_to_on_a_phone(
     expect(map_element.locator(".leaflet-marker-icon")).to_have_count(1)
     icon = map_element.locator(".leaflet-marker-icon").get_attribute("src")
     assert "/static/leaflet/images/marker-icon" in icon
+
+
+def test_the_map_speaks_the_pages_language(spread_listings, new_context):
+    page = new_context().new_page()
+    page.goto("/es/")
+
+    # then the map's status and its clusters' names come from the Spanish JavaScript catalog
+    expect(clusters(page)).to_have_count(2)
+    expect(page.locator("[data-map-status]")).to_have_text(
+        "20 anuncios en 2 grupos; acerca el mapa para ver cada anuncio."
+    )
+    expect(
+        page.get_by_role("button", name="12 anuncios, desde 250.000; acerca el mapa", exact=True)
+    ).to_have_count(1)

@@ -5,6 +5,7 @@ import pytest
 
 from accounts.models import User
 from listings.models import Property, PropertyStatus
+from tests.appointments.support import APPOINTMENTS_URL, at, iso
 from tests.email.test_visit_and_listing_emails import TITLE, confirm_address
 from tests.factories import ListingFactory
 from tests.properties.support import property_url
@@ -75,3 +76,28 @@ def test_an_owner_who_reads_english_gets_english_from_a_spanish_request(
     assert f"Hello {owner.name}," in text
     assert f"{settings.SITE_URL}/en/listings/{pending_listing.id}/" in text
     assert '<html lang="en">' in html
+
+
+def test_a_visit_email_writes_its_date_in_the_recipients_language(
+    customer_client, customer, owner, listing, smtp_server
+):
+    # given an owner whose emails are in Spanish
+    User.objects.filter(pk=owner.pk).update(language="es")
+    confirm_address(customer, owner)
+
+    # when a customer whose browser asks for English asks for a visit
+    response = customer_client.post(
+        APPOINTMENTS_URL,
+        {"date": iso(at(0)), "propertyId": listing.id},
+        format="json",
+        headers={"accept-language": "en"},
+    )
+    run_ready_tasks()
+
+    # then the owner reads its day and time the Spanish way, in UTC
+    assert response.status_code == 201, response.content
+    [message] = smtp_server.messages
+    text, html = bodies(message)
+    when = "miércoles, 14 de mayo de 2031, 10:00 UTC"
+    assert f"ha pedido visitar «{TITLE}» el {when}." in text
+    assert when in html

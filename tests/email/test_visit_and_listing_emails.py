@@ -29,9 +29,9 @@ from tests.webhooks.support import run_ready_tasks
 pytestmark = pytest.mark.django_db
 
 TITLE = "Sunny flat near the park"
-# How the in-app notifications write at(0) and at(60): the emails write them the same way.
-WHEN = "2031-05-14 10:00 UTC"
-LATER = "2031-05-14 11:00 UTC"
+# How the English emails write at(0) and at(60): the day and the time in the language's way.
+WHEN = "Wednesday, May 14, 2031, 10:00\u202fAM UTC"
+LATER = "Wednesday, May 14, 2031, 11:00\u202fAM UTC"
 REASON = "The photos show another building."
 
 

@@ -12,6 +12,7 @@ from accounts.models import User
 from config.money import price_format
 from listings.models import Property
 from listings.services import property_delete
+from tests.factories import ListingFactory, TypeSpecificRecordFactory
 from tests.site.conftest import house
 
 pytestmark = pytest.mark.django_db
@@ -199,3 +200,87 @@ def test_a_sold_listing_and_a_removed_one_speak_spanish(listing, owner):
     ) in sold.text
     assert gone.status_code == 410
     assert "<h1>Este anuncio se ha retirado</h1>" in gone.text
+
+
+def test_a_services_refusal_on_a_spanish_form_is_in_spanish(customer):
+    response = Client().post(
+        in_language("es", "accounts:register"),
+        {
+            "name": "Carla",
+            "email": "CARLA@example.com",
+            "user_type": "CUSTOMER",
+            "password": "a long passphrase",
+            "password_again": "a long passphrase",
+        },
+    )
+
+    assert response.status_code == 409
+    assert "Ya existe una cuenta con este correo electrónico." in response.text
+    assert "An account with this email already exists." not in response.text
+
+
+def test_a_listings_facts_and_its_card_speak_spanish():
+    record = TypeSpecificRecordFactory(
+        kind="house",
+        rooms=4,
+        bedrooms=1,
+        bathrooms=2,
+        swimming_pool=True,
+        parking_space=False,
+        property__status="AVAILABLE",
+        property__title="Casa del río",
+    )
+    listing = record.property
+
+    page = Client().get(in_language("es", "listings:detail", listing.pk, listing.slug)).text
+    results = Client().get(in_language("es", "home")).text
+
+    for label, value in [
+        ("Habitaciones", "4"),
+        ("Dormitorios", "1"),
+        ("Baños", "2"),
+        ("Piscina", "Sí"),
+        ("Plaza de aparcamiento", "No"),
+    ]:
+        assert f"<dt>{label}</dt><dd>{value}</dd>" in page
+    assert "<li>1 dormitorio</li><li>2 baños</li><li>4 habitaciones</li>" in results
+
+
+def test_step_two_labels_the_facts_in_spanish(owner):
+    listing = ListingFactory(owner=owner.owner, status="PENDING")
+    client = Client()
+    client.force_login(owner)
+
+    page = client.get(
+        in_language("es", "listings:owner-details", listing.pk), {"kind": "apartment"}
+    ).text
+
+    assert re.findall(r'<label for="id_[a-z_]+"[^>]*>([^<]+)</label>', page) == [
+        "Habitaciones",
+        "Dormitorios",
+        "Baños",
+        "Plantas",
+    ]
+    assert re.findall(r"<legend>([^<]+)</legend>", page) == [
+        "Plaza de aparcamiento",
+        "Piscina",
+        "Balcón",
+        "Ascensor",
+    ]
+
+
+def test_the_scripts_catalog_speaks_the_language_of_its_prefix():
+    spanish = Client().get(in_language("es", "javascript-catalog"))
+    english = Client().get(in_language("en", "javascript-catalog"))
+
+    assert in_language("es", "javascript-catalog") == "/es/jsi18n/"
+    assert spanish.status_code == 200
+    assert spanish["Content-Type"] == 'text/javascript; charset="utf-8"'
+    assert '"Showing each listing.": "Se muestra cada anuncio."' in spanish.text
+    assert english.status_code == 200
+    assert "Se muestra cada anuncio." not in english.text
+    again = Client().get(
+        in_language("es", "javascript-catalog"),
+        headers={"if-modified-since": spanish["Last-Modified"]},
+    )
+    assert again.status_code == 304

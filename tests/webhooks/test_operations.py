@@ -179,7 +179,7 @@ def test_retry_now_makes_the_selected_deliveries_due_and_enqueues_them(
     # then the failed one is pending, due now, with a task; the succeeded one is untouched
     assert response.status_code == 200
     messages = [str(message) for message in response.context["messages"]]
-    assert "1 deliveries will be attempted now by the worker." in messages
+    assert "1 delivery will be attempted now by the worker." in messages
     failed.refresh_from_db()
     assert failed.status == DeliveryStatus.PENDING
     assert failed.next_attempt_at >= before
