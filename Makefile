@@ -23,7 +23,7 @@ echo "No Python >= 3.12 found; set PYTHON=/path/to/python3.12" >&2; exit 1
 endef
 
 .PHONY: install run test test-browser lint format migrate seed lock clean deploy-check chromium \
-  messages node lighthouse
+  messages node lighthouse haproxy
 
 $(VENV)/.installed: requirements.lock
 	@set -e; python="$$($(find_python))"; \
@@ -103,7 +103,7 @@ node_modules/.installed: package.json package-lock.json
 
 node: node_modules/.installed
 
-test: chromium node lint deploy-check
+test: chromium haproxy node lint deploy-check
 	DJANGO_SETTINGS_MODULE=config.settings.test $(PY) manage.py makemigrations --check --dry-run
 	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/pytest $(PYTEST_ARGS)
 
@@ -143,6 +143,27 @@ replica: install
 	$(PY) -m bench.replica
 replica-remove: install
 	$(PY) -m bench.replica --remove
+
+# The platform as a cluster on this machine (docs/deployment.md, "A cluster on one machine"):
+# a PostgreSQL primary and streaming standby of its own, Redis, an S3 server, two gunicorn web
+# nodes behind HAProxy, two workers; the demo data on first start. `make cluster-stop` ends
+# it. As root (Debian's PostgreSQL clusters); needs Debian's haproxy package.
+.PHONY: cluster cluster-stop
+cluster: install haproxy
+	$(PY) -m bench.cluster start --seed
+cluster-stop: install
+	$(PY) -m bench.cluster stop
+
+# HAProxy for the cluster and its configuration's test, installed like chromium when it is
+# missing.
+haproxy:
+	@command -v haproxy >/dev/null && exit 0; \
+	  if [ "$$(id -u)" = 0 ]; then as_root=; \
+	  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then as_root="sudo -n"; \
+	  else echo "haproxy is missing and this user cannot install it: run 'sudo apt-get install haproxy'" >&2; exit 1; fi; \
+	  echo "haproxy is missing; installing Debian's package"; \
+	  $$as_root env DEBIAN_FRONTEND=noninteractive $(APT_GET) update -q && \
+	  $$as_root env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -q haproxy
 
 # Known vulnerabilities of the pinned dependencies (docs/reliability.md). pip-audit reads PyPI's
 # advisory data from its per-release JSON API; --strict fails on any dependency it could not
