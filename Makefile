@@ -148,11 +148,16 @@ replica-remove: install
 # a PostgreSQL primary and streaming standby of its own, Redis, an S3 server, two gunicorn web
 # nodes behind HAProxy, two workers; the demo data on first start. `make cluster-stop` ends
 # it. As root (Debian's PostgreSQL clusters); needs Debian's haproxy package.
-.PHONY: cluster cluster-stop
+.PHONY: cluster cluster-stop scale-test
 cluster: install haproxy
 	$(PY) -m bench.cluster start --seed
 cluster-stop: install
 	$(PY) -m bench.cluster stop
+
+# The fault test (docs/reliability.md): the load test through HAProxy for about 3 minutes
+# while a web node, a worker and the standby's replay fail; prints its figures.
+scale-test: install haproxy
+	$(PY) -m tests.load.scale $(SCALE_ARGS)
 
 # HAProxy for the cluster and its configuration's test, installed like chromium when it is
 # missing.

@@ -81,6 +81,20 @@ class Receiver(BaseHTTPRequestHandler):
 # --- The client ------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class ServerError:
+    """A 5xx answer (599: no answer at all): when its request was sent and when it ended
+    (time.monotonic()), to what, and from which web node (HAProxy's X-Web-Node; empty
+    without a balancer or an answer)."""
+
+    sent: float
+    at: float
+    kind: str
+    status: int
+    node: str
+    detail: str
+
+
 @dataclass
 class Tally:
     """Every response of the run, by request kind."""
@@ -88,15 +102,26 @@ class Tally:
     statuses: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
     latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     failures: list[str] = field(default_factory=list)
+    server_errors: list[ServerError] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def add(self, kind: str, status: int, seconds: float, detail: str = "") -> None:
+    def add(self, kind: str, status: int, seconds: float, detail: str = "", node: str = "") -> None:
         with self.lock:
             self.statuses[kind][status] += 1
             self.latencies[kind].append(seconds)
-            allowed = status < 400 or status in EXPECTED_CONFLICTS.get(kind, set())
-            if not allowed and len(self.failures) < 50:
-                self.failures.append(f"{kind}: {status} {detail[:300]}")
+            if status >= 500:
+                now = time.monotonic()
+                self.server_errors.append(
+                    ServerError(now - seconds, now, kind, status, node, detail[:300])
+                )
+            elif status >= 400 and status not in EXPECTED_CONFLICTS.get(kind, set()):
+                self.fail(f"{kind}: {status} {detail[:300]}")
+
+    def fail(self, what: str) -> None:
+        """A check the scenario makes did not hold (an answer, a read after a write)."""
+        with self.lock:
+            if len(self.failures) < 50:
+                self.failures.append(what)
 
 
 class Client:
@@ -133,7 +158,13 @@ class Client:
             document = json.loads(response.data) if response.data else {}
         except ValueError:
             document = {}
-        self.tally.add(kind, response.status, elapsed, f"{method} {path}: {response.data[:200]!r}")
+        self.tally.add(
+            kind,
+            response.status,
+            elapsed,
+            f"{method} {path}: {response.data[:200]!r}",
+            node=response.headers.get("X-Web-Node", ""),
+        )
         return response.status, document
 
 
@@ -184,6 +215,9 @@ def owner_loop(client: Client, admin: Client, world: World, finished: threading.
         listing_id = listing["id"]
         with world.lock:
             world.properties[listing_id] = client.token
+        # Read your writes: the owner reads the new listing at once, through the public
+        # read (which replicas may serve), on whichever node answers.
+        client.call("read own listing", "GET", f"/api/v1/properties/{listing_id}")
         client.call(
             "create record",
             "POST",
@@ -219,6 +253,9 @@ def owner_loop(client: Client, admin: Client, world: World, finished: threading.
         if status == 200:
             with world.lock:
                 world.available.append(listing_id)
+            status, seen = admin.call("read approved", "GET", f"/api/v1/properties/{listing_id}")
+            if status == 200 and seen.get("status") != "AVAILABLE":
+                admin.tally.fail(f"read approved: {listing_id} read as {seen.get('status')}")
         status, page = client.call("owner visits", "GET", "/api/v1/appointments?status=PENDING")
         items = page if isinstance(page, list) else page.get("data", [])
         for appointment in items[:3]:
@@ -286,7 +323,16 @@ def unreadable(base: str, pool: urllib3.PoolManager, world: World) -> list[str]:
             # it must be the same listing, photos and all, after every write of the run.
             public_status, public_listing = public.call("check", "GET", path)
             if (public_status, public_listing) != (200, listing):
-                missing.append(f"listing {listing_id}: the public reads another version")
+                differs = sorted(
+                    key
+                    for key in {*listing, *public_listing}
+                    if listing.get(key) != public_listing.get(key)
+                )
+                missing.append(
+                    f"listing {listing_id}: the public reads another version ({public_status};"
+                    f" {', '.join(f'{key}: {public_listing.get(key)!r}' for key in differs)};"
+                    f" the owner reads {', '.join(f'{listing.get(key)!r}' for key in differs)})"
+                )
     by_listing = defaultdict(set)
     for image_id, listing_id in world.images.items():
         by_listing[listing_id].add(image_id)
@@ -336,6 +382,88 @@ def backlog(url: str) -> dict[str, int]:
 
 
 # --- Running it -------------------------------------------------------------------------------
+
+
+def users_setup(
+    base: str, pool: urllib3.PoolManager, tally: Tally, users: int, hook_url
+) -> tuple["Client", World, list[tuple[str, "Client"]]]:
+    """The admin, a category, and `users` registered and signed in (a quarter of them
+    owners, each with a webhook for every event at hook_url(number)); returns the admin's
+    client, the world and (user type, client) pairs."""
+    anonymous = Client(base, pool, tally)
+    _, signed_in = anonymous.call(
+        "login", "POST", "/api/v1/users/login", {"email": ADMIN_EMAIL, "password": PASSWORD}
+    )
+    admin = Client(base, pool, tally, signed_in["token"])
+    _, category = admin.call("setup", "POST", "/api/v1/categories", {"name": "Flats"})
+    world = World(category_id=category["id"])
+    owners = max(1, users // 4)
+    clients = []
+    for number in range(users):
+        user_type = "OWNER" if number < owners else "CUSTOMER"
+        email = f"load-{number}@load.example"
+        anonymous.call(
+            "register",
+            "POST",
+            "/api/v1/users/register",
+            {"email": email, "password": PASSWORD, "name": f"User {number}", "userType": user_type},
+        )
+        _, signed_in = anonymous.call(
+            "login", "POST", "/api/v1/users/login", {"email": email, "password": PASSWORD}
+        )
+        client = Client(base, pool, tally, signed_in["token"])
+        if user_type == "OWNER":
+            client.call(
+                "register webhook",
+                "POST",
+                "/api/v1/notifications/webhook/register",
+                {"url": hook_url(number), "events": ["*"]},
+            )
+        clients.append((user_type, client))
+    return admin, world, clients
+
+
+def users_run(clients, admin: "Client", world: World, seconds: float) -> float:
+    """Every user at work at once for `seconds`; returns how long it took them to stop."""
+    finished = threading.Event()
+    threads = []
+    for number, (user_type, client) in enumerate(clients):
+        rng = random.Random(number)
+        if user_type == "OWNER":
+            target, arguments_of = owner_loop, (client, admin, world, finished, rng)
+        else:
+            target, arguments_of = customer_loop, (client, world, finished, rng)
+        threads.append(threading.Thread(target=target, args=arguments_of))
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    time.sleep(seconds)
+    finished.set()
+    for thread in threads:
+        thread.join()
+    return time.monotonic() - started
+
+
+def requests_table(tally: Tally, elapsed: float) -> list[str]:
+    """The run's requests: how many, how fast, and per kind their statuses and latencies."""
+    requests = sum(sum(counter.values()) for counter in tally.statuses.values())
+    lines = [
+        f"requests sent: {requests} ({requests / elapsed:.0f}/s); "
+        f"5xx or no answer: {len(tally.server_errors)}",
+        "| kind | requests | statuses | p50 ms | p95 ms |",
+        "|---|---:|---|---:|---:|",
+    ]
+    for kind in sorted(tally.statuses):
+        latencies = sorted(tally.latencies[kind])
+        p95 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.95))]
+        statuses = ", ".join(
+            f"{status}: {count}" for status, count in sorted(tally.statuses[kind].items())
+        )
+        lines.append(
+            f"| {kind} | {len(latencies)} | {statuses} | "
+            f"{statistics.median(latencies) * 1000:.0f} | {p95 * 1000:.0f} |"
+        )
+    return lines
 
 
 def main() -> int:
@@ -404,6 +532,7 @@ def main() -> int:
         ),
     ]
     base = f"http://127.0.0.1:{arguments.port}"
+    receiver_url = f"http://127.0.0.1:{receiver.server_port}"
     pool = urllib3.PoolManager(maxsize=arguments.users + 8, timeout=urllib3.Timeout(30))
     tally = Tally()
     try:
@@ -418,61 +547,12 @@ def main() -> int:
                 raise SystemExit("gunicorn did not come up")
             time.sleep(0.3)
 
-        anonymous = Client(base, pool, tally)
-        _, signed_in = anonymous.call(
-            "login", "POST", "/api/v1/users/login", {"email": ADMIN_EMAIL, "password": PASSWORD}
+        admin, world, clients = users_setup(
+            base, pool, tally, arguments.users, lambda number: f"{receiver_url}/hook"
         )
-        admin = Client(base, pool, tally, signed_in["token"])
-        _, category = admin.call("setup", "POST", "/api/v1/categories", {"name": "Flats"})
-        world = World(category_id=category["id"])
-
         owners = max(1, arguments.users // 4)
-        clients = []
-        for number in range(arguments.users):
-            user_type = "OWNER" if number < owners else "CUSTOMER"
-            email = f"load-{number}@load.example"
-            anonymous.call(
-                "register",
-                "POST",
-                "/api/v1/users/register",
-                {
-                    "email": email,
-                    "password": PASSWORD,
-                    "name": f"User {number}",
-                    "userType": user_type,
-                },
-            )
-            _, signed_in = anonymous.call(
-                "login", "POST", "/api/v1/users/login", {"email": email, "password": PASSWORD}
-            )
-            client = Client(base, pool, tally, signed_in["token"])
-            if user_type == "OWNER":
-                client.call(
-                    "register webhook",
-                    "POST",
-                    "/api/v1/notifications/webhook/register",
-                    {"url": f"http://127.0.0.1:{receiver.server_port}/hook", "events": ["*"]},
-                )
-            clients.append((user_type, client))
-
-        finished = threading.Event()
-        threads = []
-        for number, (user_type, client) in enumerate(clients):
-            rng = random.Random(number)
-            if user_type == "OWNER":
-                target, arguments_of = owner_loop, (client, admin, world, finished, rng)
-            else:
-                target, arguments_of = customer_loop, (client, world, finished, rng)
-            threads.append(threading.Thread(target=target, args=arguments_of))
         log(f"{arguments.users} users ({owners} owners) for {arguments.seconds} s")
-        started = time.monotonic()
-        for thread in threads:
-            thread.start()
-        time.sleep(arguments.seconds)
-        finished.set()
-        for thread in threads:
-            thread.join()
-        elapsed = time.monotonic() - started
+        elapsed = users_run(clients, admin, world, arguments.seconds)
 
         missing = unreadable(base, pool, world)
         drained_at = time.monotonic()
@@ -488,31 +568,12 @@ def main() -> int:
             stop(process)
         receiver.shutdown()
 
-    requests = sum(sum(counter.values()) for counter in tally.statuses.values())
-    server_errors = sum(
-        count
-        for counter in tally.statuses.values()
-        for status, count in counter.items()
-        if status >= 500
-    )
+    server_errors = len(tally.server_errors)
     lines = [
         f"load test: {arguments.users} users for {elapsed:.0f} s against gunicorn + PostgreSQL"
         " + db_worker",
-        f"requests sent: {requests} ({requests / elapsed:.0f}/s); "
-        f"5xx or no answer: {server_errors}",
-        "| kind | requests | statuses | p50 ms | p95 ms |",
-        "|---|---:|---|---:|---:|",
+        *requests_table(tally, elapsed),
     ]
-    for kind in sorted(tally.statuses):
-        latencies = sorted(tally.latencies[kind])
-        p95 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.95))]
-        statuses = ", ".join(
-            f"{status}: {count}" for status, count in sorted(tally.statuses[kind].items())
-        )
-        lines.append(
-            f"| {kind} | {len(latencies)} | {statuses} | "
-            f"{statistics.median(latencies) * 1000:.0f} | {p95 * 1000:.0f} |"
-        )
     lines += [
         f"created: {len(world.properties)} listings, {len(world.images)} photos, "
         f"{len(world.favorites)} favorites, {len(world.appointments)} visits; "
@@ -526,6 +587,8 @@ def main() -> int:
     print(report)
     for failure in tally.failures[:20]:
         print(f"  {failure}")
+    for error in tally.server_errors[:20]:
+        print(f"  {error.kind}: {error.status} {error.detail}")
     for item in missing[:20]:
         print(f"  missing: {item}")
     ARTIFACT.parent.mkdir(parents=True, exist_ok=True)
