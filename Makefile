@@ -80,19 +80,25 @@ deploy-check: install
 	  SECRET_KEY="$$($(PY) -c 'import secrets; print(secrets.token_urlsafe(50))')" \
 	  $(PY) manage.py check --deploy --fail-level WARNING
 
-# The browser tests (tests/browser) drive Debian's chromium. When it is missing it is installed
-# here, if this user may install packages (root, or sudo without a password); otherwise one line
-# says what to run, and make stops. CHROMIUM and APT_GET are variables for the Makefile's test.
+# Debian's package $(1) unless the shell test $(2) finds it: installed when this user may
+# install packages (root, or sudo without a password); otherwise one line says what to run
+# ($(3) is missing ...), and make stops. $(4) names it when it is installed.
+define debian_package
+$(2) && exit 0; \
+  if [ "$$(id -u)" = 0 ]; then as_root=; \
+  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then as_root="sudo -n"; \
+  else echo "$(3) is missing and this user cannot install it: run 'sudo apt-get install $(1)', then make test again" >&2; exit 1; fi; \
+  echo "$(4) is missing; installing Debian's package"; \
+  $$as_root env DEBIAN_FRONTEND=noninteractive $(APT_GET) update -q && \
+  $$as_root env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -q $(1)
+endef
+
+# The browser tests (tests/browser) drive Debian's chromium, installed here when it is
+# missing. CHROMIUM and APT_GET are variables for the Makefile's test.
 CHROMIUM ?= /usr/bin/chromium
 APT_GET ?= apt-get
 chromium:
-	@[ -x "$(CHROMIUM)" ] && exit 0; \
-	  if [ "$$(id -u)" = 0 ]; then as_root=; \
-	  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then as_root="sudo -n"; \
-	  else echo "$(CHROMIUM) is missing and this user cannot install it: run 'sudo apt-get install chromium', then make test again" >&2; exit 1; fi; \
-	  echo "Chromium is missing; installing Debian's package"; \
-	  $$as_root env DEBIAN_FRONTEND=noninteractive $(APT_GET) update -q && \
-	  $$as_root env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -q chromium
+	@$(call debian_package,chromium,[ -x "$(CHROMIUM)" ],$(CHROMIUM),Chromium)
 
 # The website's audits (axe-core in the browser tests, Lighthouse) come from the npm registry,
 # pinned by package-lock.json, installed into node_modules/ with the machine's npm.
@@ -159,16 +165,9 @@ cluster-stop: install
 scale-test: install haproxy
 	$(PY) -m tests.load.scale $(SCALE_ARGS)
 
-# HAProxy for the cluster and its configuration's test, installed like chromium when it is
-# missing.
+# HAProxy for the cluster and its configuration's test, installed when it is missing.
 haproxy:
-	@command -v haproxy >/dev/null && exit 0; \
-	  if [ "$$(id -u)" = 0 ]; then as_root=; \
-	  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then as_root="sudo -n"; \
-	  else echo "haproxy is missing and this user cannot install it: run 'sudo apt-get install haproxy'" >&2; exit 1; fi; \
-	  echo "haproxy is missing; installing Debian's package"; \
-	  $$as_root env DEBIAN_FRONTEND=noninteractive $(APT_GET) update -q && \
-	  $$as_root env DEBIAN_FRONTEND=noninteractive $(APT_GET) install -y -q haproxy
+	@$(call debian_package,haproxy,command -v haproxy >/dev/null,haproxy,haproxy)
 
 # Known vulnerabilities of the pinned dependencies (docs/reliability.md). pip-audit reads PyPI's
 # advisory data from its per-release JSON API; --strict fails on any dependency it could not
