@@ -381,6 +381,19 @@ def backlog(url: str) -> dict[str, int]:
     }
 
 
+def backlog_drained(url: str, seconds: float = 300) -> tuple[dict[str, int], float]:
+    """The backlog once no delivery is pending and no task waits or runs, or after
+    `seconds`; and how long that took."""
+    started = time.monotonic()
+    state = backlog(url)
+    while (
+        state["deliveries pending"] or state["tasks waiting or running"]
+    ) and time.monotonic() - started < seconds:
+        time.sleep(1)
+        state = backlog(url)
+    return state, time.monotonic() - started
+
+
 # --- Running it -------------------------------------------------------------------------------
 
 
@@ -555,14 +568,7 @@ def main() -> int:
         elapsed = users_run(clients, admin, world, arguments.seconds)
 
         missing = unreadable(base, pool, world)
-        drained_at = time.monotonic()
-        state = backlog(url)
-        while (
-            state["deliveries pending"] or state["tasks waiting or running"]
-        ) and time.monotonic() - drained_at < 300:
-            time.sleep(1)
-            state = backlog(url)
-        drain_seconds = time.monotonic() - drained_at
+        state, drain_seconds = backlog_drained(url)
     finally:
         for process in processes:
             stop(process)
