@@ -40,7 +40,7 @@ from urllib.parse import urlencode
 import psycopg
 import redis
 
-from bench.servers import gunicorn, stop, wait_until_up
+from bench.servers import balancer, gunicorn, stop, wait_until_up
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -395,7 +395,9 @@ def report(size: int, results: dict, raw: dict, settings: dict) -> str:
         f"### {size:,} listings",
         "",
         f"{settings['connections']} connections, {settings['seconds']} s per kind, "
-        f"gunicorn {settings['workers']} workers, cache of public reads "
+        f"gunicorn {settings['workers']} workers"
+        + (f" on each of {settings['nodes']} nodes behind HAProxy" if settings.get("nodes") else "")
+        + ", cache of public reads "
         f"{settings['cache']}; {settings['machine']}",
         "",
         "| Request kind | req/s | p50 ms | p95 ms | p99 ms | errors | raw req/s | raw p50 ms "
@@ -440,6 +442,13 @@ def main() -> None:
     )
     parser.add_argument("--port", type=int, default=8710)
     parser.add_argument(
+        "--nodes",
+        type=int,
+        default=0,
+        help="serve the platform from this many gunicorn nodes (of --workers each) behind"
+        " HAProxy, as `make cluster` does (default 0: gunicorn alone)",
+    )
+    parser.add_argument(
         "--no-cache",
         action="store_true",
         help="serve every request from the database (PUBLIC_READ_CACHE_SECONDS=0)",
@@ -472,7 +481,7 @@ def main() -> None:
         "PUBLIC_READ_CACHE_SECONDS": "0" if arguments.no_cache else "60",
         # bench/requests.lua sends each request from a random address through one proxy,
         # as real visitors come; the limits stay the production ones.
-        "NUM_PROXIES": "1",
+        "NUM_PROXIES": "2" if arguments.nodes else "1",
         "DATABASE_POOL_MAX_SIZE": "4",
         "PYTHONPATH": str(ROOT),
     }
@@ -485,10 +494,18 @@ def main() -> None:
         "environment": environment,
         "keep_alive_seconds": 30,
     }
-    servers = [
-        gunicorn("config.wsgi", port=arguments.port, **serving),
-        gunicorn("bench.raw_app:application", port=arguments.port + 1, **serving),
-    ]
+    servers = [gunicorn("bench.raw_app:application", port=arguments.port + 1, **serving)]
+    if arguments.nodes:
+        # The nodes on the ports after the baseline's, HAProxy on the platform's port.
+        nodes = {
+            f"web-{number}": arguments.port + 1 + number for number in range(1, arguments.nodes + 1)
+        }
+        servers += [gunicorn("config.wsgi", port=port, **serving) for port in nodes.values()]
+        for port in nodes.values():
+            wait_until_up(f"http://127.0.0.1:{port}/healthz")
+        servers.append(balancer(port=arguments.port, nodes=nodes))
+    else:
+        servers.append(gunicorn("config.wsgi", port=arguments.port, **serving))
     results: dict[str, dict] = {}
     raw: dict[str, dict] = {}
     try:
@@ -503,6 +520,7 @@ def main() -> None:
             "machine": f"{os.cpu_count()} CPUs, {platform.machine()}, Python "
             f"{platform.python_version()}, PostgreSQL shared_buffers {shared_buffers}",
             "cache": "off" if arguments.no_cache else "on",
+            "nodes": arguments.nodes,
         }
         for kind in kinds:
             wait_for_idle_database(url)

@@ -54,6 +54,25 @@ def gunicorn(
     return subprocess.Popen(command, cwd=ROOT, env=environment, start_new_session=True)
 
 
+def balancer(*, port: int, nodes: dict[str, int]) -> subprocess.Popen:
+    """HAProxy on 127.0.0.1:port in front of the web `nodes` (name: port), configured as
+    the cluster's (bench/cluster.py); its statistics page on the next port."""
+    from bench.cluster import balancer_configuration
+
+    require_free_port(port)
+    path = ROOT / "var" / "bench" / f"haproxy-{port}.cfg"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(balancer_configuration(port=port, nodes=nodes, stats_port=port + 100))
+    process = subprocess.Popen(
+        ["haproxy", "-db", "-f", str(path)],  # noqa: S607 (Debian's haproxy, on PATH)
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    wait_until_up(f"http://127.0.0.1:{port}/healthz")
+    return process
+
+
 def require_free_port(port: int) -> None:
     """Stop the run, saying why, if something already listens on 127.0.0.1:port."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
