@@ -313,14 +313,16 @@ def web_start(name: str, environment: dict) -> None:
     wait_until_up(f"http://{HOST}:{port}/healthz")
 
 
-def worker_start(name: str, environment: dict) -> None:
-    """The task worker `name`: first the tasks its previous process left running are given
-    back (tasks_recover with its worker id), then it works (docs/deployment.md)."""
+def worker_start(name: str, environment: dict, *, recover: bool = True) -> None:
+    """The task worker `name`: first (unless not `recover`) the tasks its previous process
+    left running are given back (tasks_recover with its worker id) and due deliveries are
+    swept, then it works (docs/deployment.md)."""
     if process_pid(name) is not None:
         return
     worker_id = f"cluster-{name}"
-    manage(environment, "tasks_recover", "--worker-id", worker_id)
-    manage(environment, "webhooks_sweep")
+    if recover:
+        manage(environment, "tasks_recover", "--worker-id", worker_id)
+        manage(environment, "webhooks_sweep")
     spawn(
         name,
         [PYTHON, str(ROOT / "manage.py"), "db_worker", "--no-reload", "--worker-id", worker_id,
