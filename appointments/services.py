@@ -187,7 +187,8 @@ def _record_event(event_type: str, appointment: Appointment) -> None:
 
 
 def _when(appointment: Appointment) -> str:
-    return f"{appointment.date:%Y-%m-%d %H:%M} UTC"
+    """The visit's day and time in the language its text is written in (lazy)."""
+    return datetime_format_lazy(appointment.date)
 
 
 @transaction.atomic
@@ -246,9 +247,13 @@ def appointment_book(
     _notify(
         user=listing.owner.user,
         appointment=appointment,
-        title="New visit request",
-        message=f"{customer.name or customer.email} asked to visit “{listing.title}” "
-        f"on {_when(appointment)}.",
+        title=gettext_lazy("New visit request"),
+        message=format_lazy(
+            gettext_lazy("{customer} asked to visit “{title}” on {when}."),
+            customer=customer.name or customer.email,
+            title=listing.title,
+            when=_when(appointment),
+        ),
         email_template="visit_requested",
     )
     _record_event(EventType.APPOINTMENT_CREATED, appointment)
@@ -336,16 +341,16 @@ STATUS_EVENTS = {
 
 STATUS_MESSAGES = {
     AppointmentStatus.CONFIRMED: (
-        "Visit confirmed",
-        "Your visit of “{title}” on {when} is confirmed.",
+        gettext_lazy("Visit confirmed"),
+        gettext_lazy("Your visit of “{title}” on {when} is confirmed."),
     ),
     AppointmentStatus.CANCELLED: (
-        "Visit cancelled",
-        "The visit of “{title}” on {when} was cancelled.",
+        gettext_lazy("Visit cancelled"),
+        gettext_lazy("The visit of “{title}” on {when} was cancelled."),
     ),
     AppointmentStatus.COMPLETED: (
-        "Visit completed",
-        "The visit of “{title}” on {when} took place.",
+        gettext_lazy("Visit completed"),
+        gettext_lazy("The visit of “{title}” on {when} took place."),
     ),
 }
 
@@ -371,7 +376,7 @@ def _change_status(*, appointment: Appointment, by: User, status: str) -> Appoin
             appointment=moved,
             by=by,
             title=title,
-            message=message.format(title=moved.property.title, when=_when(moved)),
+            message=format_lazy(message, title=moved.property.title, when=_when(moved)),
             email_template=STATUS_EMAILS.get(status),
         )
     _record_event(STATUS_EVENTS[status], moved)
@@ -413,8 +418,12 @@ def appointment_reschedule(
     _notify_other_parties(
         appointment=locked,
         by=by,
-        title="Visit rescheduled",
-        message=f"The visit of “{locked.property.title}” moved to {_when(locked)}.",
+        title=gettext_lazy("Visit rescheduled"),
+        message=format_lazy(
+            gettext_lazy("The visit of “{title}” moved to {when}."),
+            title=locked.property.title,
+            when=_when(locked),
+        ),
         email_template="visit_rescheduled",
     )
     _record_event(EventType.APPOINTMENT_RESCHEDULED, locked)

@@ -15,6 +15,7 @@ from config.errors import (
     ValidationFailed,
 )
 from config.json import json_value
+from config.money import price_format_lazy
 from listings.cache import public_reads_changed
 from listings.models import (
     KIND_FIELDS,
@@ -149,9 +150,13 @@ def _price_changed(*, listing: Property, previous_price: Decimal, by: User) -> N
     favoriters = _notify_favoriters(
         listing=listing,
         by=by,
-        title="Price drop",
-        message=f"“{listing.title}”, which you saved, now costs {listing.price:,.2f} "
-        f"instead of {previous_price:,.2f}.",
+        title=gettext_lazy("Price drop"),
+        message=format_lazy(
+            gettext_lazy("“{title}”, which you saved, now costs {price} instead of {previous}."),
+            title=listing.title,
+            price=price_format_lazy(listing.price),
+            previous=price_format_lazy(previous_price),
+        ),
     )
     price_drop_emails_enqueue(listing=listing, previous_price=previous_price, users=favoriters)
     event_record(
@@ -358,7 +363,7 @@ def property_change_status(
     if status in CLOSING_MESSAGES:
         title, message = CLOSING_MESSAGES[status]
         _notify_favoriters(
-            listing=listing, by=by, title=title, message=message.format(title=listing.title)
+            listing=listing, by=by, title=title, message=format_lazy(message, title=listing.title)
         )
     _record_event(EventType.PROPERTY_STATUS_CHANGED, listing)
     if status == PropertyStatus.AVAILABLE:
@@ -368,8 +373,14 @@ def property_change_status(
 
 # What those who saved a listing are told when it leaves the market (D12).
 CLOSING_MESSAGES = {
-    PropertyStatus.SOLD: ("Listing sold", "“{title}”, which you saved, was sold."),
-    PropertyStatus.RENTED: ("Listing rented", "“{title}”, which you saved, was rented."),
+    PropertyStatus.SOLD: (
+        gettext_lazy("Listing sold"),
+        gettext_lazy("“{title}”, which you saved, was sold."),
+    ),
+    PropertyStatus.RENTED: (
+        gettext_lazy("Listing rented"),
+        gettext_lazy("“{title}”, which you saved, was rented."),
+    ),
 }
 
 
@@ -381,18 +392,29 @@ def _notify_owner_of_moderation(*, listing: Property, previous: str, reason: str
             user=listing.owner.user,
             property=listing,
             status=NotificationStatus.SUCCESS,
-            title="Listing approved",
-            message=f"Your listing “{listing.title}” was approved and is now public.",
+            title=gettext_lazy("Listing approved"),
+            message=format_lazy(
+                gettext_lazy("Your listing “{title}” was approved and is now public."),
+                title=listing.title,
+            ),
         )
         _email_owner_of_moderation(listing=listing, template="listing_approved")
     elif listing.status == PropertyStatus.SUSPENDED:
-        because = f"Reason: {reason}" if reason else "No reason was given."
+        because = (
+            format_lazy(gettext_lazy("Reason: {reason}"), reason=reason)
+            if reason
+            else gettext_lazy("No reason was given.")
+        )
         notification_send(
             user=listing.owner.user,
             property=listing,
             status=NotificationStatus.WARNING,
-            title="Listing suspended",
-            message=f"Your listing “{listing.title}” was suspended and is hidden. {because}",
+            title=gettext_lazy("Listing suspended"),
+            message=format_lazy(
+                gettext_lazy("Your listing “{title}” was suspended and is hidden. {because}"),
+                title=listing.title,
+                because=because,
+            ),
         )
         _email_owner_of_moderation(listing=listing, template="listing_suspended", reason=reason)
 

@@ -125,8 +125,12 @@ def alerts_create(*, listing_id: str) -> list[Alert]:
         users=[users[user_id] for user_id in dict.fromkeys(match.user_id for match in new)],
         property=listing,
         status=NotificationStatus.INFO,
-        title="New listing for your saved search",
-        message=f"“{listing.title}” in {listing.municipality} matches a search you saved.",
+        title=gettext_lazy("New listing for your saved search"),
+        message=format_lazy(
+            gettext_lazy("“{title}” in {town} matches a search you saved."),
+            title=listing.title,
+            town=listing.municipality,
+        ),
     )
     _matched_events_record(listing, [match.id for match in new])
     _instant_emails_enqueue(listing, [users[user_id] for user_id in instant_users])

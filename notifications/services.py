@@ -74,9 +74,14 @@ def notification_send(
 ) -> Notification:
     """Send one unread notification about a listing to a user, with its notification.created.
 
+    The title and message are stored in the user's language (a lazy text is translated:
+    the platform's own notifications; an admin's typed text stays as typed).
+
     Who may send is the caller's check: the API lets admins send, and the platform sends
     its own (D7, D12). `emit_event=False` is for notices about webhooks themselves.
     """
+    with translation.override(user.language or settings.LANGUAGE_CODE):
+        title, message = str(title), str(message)
     notification = Notification.objects.create(
         user=user, property=property, title=title, message=message, status=status
     )
@@ -94,14 +99,25 @@ def notification_send_bulk(
     message: str,
     status: str = NotificationStatus.SUCCESS,
 ) -> list[Notification]:
-    """Send the same notification to several users with one bulk insert, in one transaction.
+    """Send the same notification to several users with one bulk insert, in one transaction,
+    each in the user's language (as notification_send).
 
     A user named twice gets one notification; the result follows the order of first mention.
     Their notification.created events are written with one more insert.
     """
     recipients = list({user.pk: user for user in users}.values())
+    texts = {}
+    for language in {user.language or settings.LANGUAGE_CODE for user in recipients}:
+        with translation.override(language):
+            texts[language] = (str(title), str(message))
     notifications = [
-        Notification(user=user, property=property, title=title, message=message, status=status)
+        Notification(
+            user=user,
+            property=property,
+            title=texts[user.language or settings.LANGUAGE_CODE][0],
+            message=texts[user.language or settings.LANGUAGE_CODE][1],
+            status=status,
+        )
         for user in recipients
     ]
     notifications = Notification.objects.bulk_create(notifications)

@@ -56,7 +56,8 @@ def test_customer_books_a_visit_and_the_owner_is_notified_once(
         "New visit request",
     )
     assert notification.message == (
-        "Carla Customer asked to visit “Sunny flat near the park” on 2031-05-14 10:00 UTC."
+        "Carla Customer asked to visit “Sunny flat near the park” on Wednesday, May 14, 2031,"
+        " 10:00\u202fAM UTC."
     )
     assert notification.read is False
 

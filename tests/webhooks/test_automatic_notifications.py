@@ -147,7 +147,7 @@ def test_a_price_drop_notifies_everyone_who_saved_the_listing_with_one_insert(ow
         [(saver.email, "Price drop", listing.id) for saver in savers]
     )
     assert Notification.objects.first().message == (
-        "“Loft”, which you saved, now costs 240,000.00 instead of 250,000.00."
+        "“Loft”, which you saved, now costs €240,000 instead of €250,000."
     )
     assert {notice.status for notice in Notification.objects.all()} == {NotificationStatus.INFO}
     notification_inserts = [
