@@ -20,6 +20,8 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
+from django.utils.translation import gettext, gettext_lazy, ngettext
+
 MAX_POLYGON_VERTICES = 100
 # Wider areas are a country's worth of listings: drawn areas are for towns and regions,
 # the map's box and the other filters for the rest.
@@ -100,11 +102,15 @@ def _numbers(text: str) -> list[float]:
     try:
         numbers = [float(part) for part in text.split(",")]
     except ValueError as error:
-        raise PolygonInvalid("polygon must hold numbers: lng,lat,lng,lat,...") from error
+        raise PolygonInvalid(
+            gettext_lazy("polygon must hold numbers: lng,lat,lng,lat,...")
+        ) from error
     if not all(math.isfinite(number) for number in numbers):
-        raise PolygonInvalid("polygon must hold finite numbers.")
+        raise PolygonInvalid(gettext_lazy("polygon must hold finite numbers."))
     if len(numbers) % 2:
-        raise PolygonInvalid("polygon is pairs of numbers, lng,lat: one number is alone.")
+        raise PolygonInvalid(
+            gettext_lazy("polygon is pairs of numbers, lng,lat: one number is alone.")
+        )
     return numbers
 
 
@@ -113,7 +119,7 @@ def _check_shape(polygon: Polygon) -> None:
     is a simple polygon, whose area is never zero)."""
     edges = polygon.edges()
     if any(start == end for start, end in edges):
-        raise PolygonInvalid("polygon repeats a vertex: an edge has no length.")
+        raise PolygonInvalid(gettext_lazy("polygon repeats a vertex: an edge has no length."))
     count = len(edges)
     for i in range(count):
         for j in range(i + 1, count):
@@ -123,9 +129,11 @@ def _check_shape(polygon: Polygon) -> None:
                 # Neighbours share one vertex; they must not fold back along each other.
                 shared, first, second = (b, a, d) if j == i + 1 else (a, b, c)
                 if _cross(shared, first, second) == 0 and _on_segment_beyond(shared, first, second):
-                    raise PolygonInvalid("polygon crosses itself: two edges overlap.")
+                    raise PolygonInvalid(gettext_lazy("polygon crosses itself: two edges overlap."))
             elif _segments_meet(a, b, c, d):
-                raise PolygonInvalid("polygon crosses itself: draw an area whose edges never meet.")
+                raise PolygonInvalid(
+                    gettext_lazy("polygon crosses itself: draw an area whose edges never meet.")
+                )
 
 
 def _on_segment_beyond(shared: Point, first: Point, second: Point) -> bool:
@@ -144,22 +152,31 @@ def parse_polygon(text: str) -> Polygon:
     points = [(numbers[i], numbers[i + 1]) for i in range(0, len(numbers), 2)]
     for longitude, latitude in points:
         if not -180 <= longitude <= 180:
-            raise PolygonInvalid("polygon longitudes must be within -180..180.")
+            raise PolygonInvalid(gettext_lazy("polygon longitudes must be within -180..180."))
         if not -90 <= latitude <= 90:
-            raise PolygonInvalid("polygon latitudes must be within -90..90.")
+            raise PolygonInvalid(gettext_lazy("polygon latitudes must be within -90..90."))
     if len(points) < 2 or points[0] != points[-1]:
-        raise PolygonInvalid("polygon must be closed: its last point repeats its first.")
+        raise PolygonInvalid(
+            gettext_lazy("polygon must be closed: its last point repeats its first.")
+        )
     vertices = tuple(points[:-1])
     if len(vertices) < 3:
-        raise PolygonInvalid("polygon needs at least 3 vertices.")
+        raise PolygonInvalid(gettext_lazy("polygon needs at least 3 vertices."))
     if len(vertices) > MAX_POLYGON_VERTICES:
-        raise PolygonInvalid(f"polygon may have at most {MAX_POLYGON_VERTICES} vertices.")
+        raise PolygonInvalid(
+            ngettext(
+                "polygon may have at most %(count)d vertex.",
+                "polygon may have at most %(count)d vertices.",
+                MAX_POLYGON_VERTICES,
+            )
+            % {"count": MAX_POLYGON_VERTICES}
+        )
     polygon = Polygon(vertices)
     west, south, east, north = polygon.bounds()
     if east - west > MAX_POLYGON_SPAN_DEGREES or north - south > MAX_POLYGON_SPAN_DEGREES:
         raise PolygonInvalid(
-            f"polygon may span at most {MAX_POLYGON_SPAN_DEGREES} degrees each way:"
-            " draw a smaller area."
+            gettext("polygon may span at most %(degrees)d degrees each way: draw a smaller area.")
+            % {"degrees": MAX_POLYGON_SPAN_DEGREES}
         )
     _check_shape(polygon)
     return polygon

@@ -31,6 +31,7 @@ import time
 import urllib.parse
 
 from django.conf import settings
+from django.utils.translation import gettext_lazy
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -127,7 +128,7 @@ def _resolve(hostname: str, port: int) -> list[IPAddress]:
     try:
         answers = socket.getaddrinfo(hostname, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as error:
-        raise TargetUnresolved("The URL's host name does not resolve.") from error
+        raise TargetUnresolved(gettext_lazy("The URL's host name does not resolve.")) from error
     addresses: list[IPAddress] = []
     for _family, _type, _protocol, _name, socket_address in answers:
         # An IPv6 link-local answer may carry a zone ("fe80::1%eth0"): it is still link-local.
@@ -135,7 +136,7 @@ def _resolve(hostname: str, port: int) -> list[IPAddress]:
         if address not in addresses:
             addresses.append(address)
     if not addresses:
-        raise TargetUnresolved("The URL's host name does not resolve.")
+        raise TargetUnresolved(gettext_lazy("The URL's host name does not resolve."))
     return addresses
 
 
@@ -145,16 +146,16 @@ def _split(url: str, *, allow_private: bool) -> tuple[urllib.parse.SplitResult, 
     scheme = parts.scheme.lower()
     allowed_schemes = ("https", "http") if allow_private else ("https",)
     if scheme not in allowed_schemes:
-        raise TargetRefused("The URL must use https.")
+        raise TargetRefused(gettext_lazy("The URL must use https."))
     if parts.username is not None or parts.password is not None:
-        raise TargetRefused("The URL must not contain a user name or password.")
+        raise TargetRefused(gettext_lazy("The URL must not contain a user name or password."))
     hostname = parts.hostname
     if not hostname:
-        raise TargetRefused("The URL must name a host.")
+        raise TargetRefused(gettext_lazy("The URL must name a host."))
     try:
         port = parts.port or (443 if scheme == "https" else 80)
     except ValueError as error:
-        raise TargetRefused("The URL's port is not valid.") from error
+        raise TargetRefused(gettext_lazy("The URL's port is not valid.")) from error
     return parts, hostname, port
 
 
@@ -169,8 +170,10 @@ def target_check(url: str, *, allow_private: bool | None = None) -> Target:
     addresses = _resolve(hostname, port)
     if not allow_private and not all(address_is_public(address) for address in addresses):
         raise TargetRefused(
-            "The URL's host resolves to a private, loopback, link-local, multicast or "
-            "reserved address; webhooks go only to public addresses."
+            gettext_lazy(
+                "The URL's host resolves to a private, loopback, link-local, multicast or "
+                "reserved address; webhooks go only to public addresses."
+            )
         )
     path = parts.path or "/"
     if parts.query:

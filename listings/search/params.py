@@ -17,6 +17,7 @@ from decimal import Decimal
 
 from django import forms
 from django.conf import settings
+from django.utils.translation import gettext, gettext_lazy
 
 from config.filters import IdFormField
 from listings.geometry import MAX_POLYGON_VERTICES, Polygon, PolygonInvalid, parse_polygon
@@ -107,19 +108,21 @@ def _bbox(value: str) -> Box:
     """`minLng,minLat,maxLng,maxLat` as a Box, or ValidationError saying what is wrong."""
     parts = value.split(",")
     if len(parts) != 4:
-        raise forms.ValidationError("bbox is minLng,minLat,maxLng,maxLat: four numbers.")
+        raise forms.ValidationError(
+            gettext_lazy("bbox is minLng,minLat,maxLng,maxLat: four numbers.")
+        )
     try:
         west, south, east, north = (float(part) for part in parts)
     except ValueError as error:
-        raise forms.ValidationError("bbox must hold four numbers.") from error
+        raise forms.ValidationError(gettext_lazy("bbox must hold four numbers.")) from error
     if not all(math.isfinite(number) for number in (west, south, east, north)):
-        raise forms.ValidationError("bbox must hold four finite numbers.")
+        raise forms.ValidationError(gettext_lazy("bbox must hold four finite numbers."))
     if not (-180 <= west <= 180 and -180 <= east <= 180):
-        raise forms.ValidationError("bbox longitudes must be within -180..180.")
+        raise forms.ValidationError(gettext_lazy("bbox longitudes must be within -180..180."))
     if not (-90 <= south <= 90 and -90 <= north <= 90):
-        raise forms.ValidationError("bbox latitudes must be within -90..90.")
+        raise forms.ValidationError(gettext_lazy("bbox latitudes must be within -90..90."))
     if south > north:
-        raise forms.ValidationError("bbox minLat must not be greater than maxLat.")
+        raise forms.ValidationError(gettext_lazy("bbox minLat must not be greater than maxLat."))
     return Box(west, south, east, north)
 
 
@@ -269,13 +272,17 @@ def _together(values: dict[str, object], errors: dict[str, list[Refusal]]) -> No
     """The rules that tie parameters together; each error names one parameter."""
     for low, high in RANGES:
         if low in values and high in values and values[low] > values[high]:
-            refusal = Refusal(f"{low} must not be greater than {high}.", "invalid")
+            message = gettext("%(low)s must not be greater than %(high)s.") % {
+                "low": low,
+                "high": high,
+            }
+            refusal = Refusal(message, "invalid")
             errors.setdefault(low, []).append(refusal)
     given = [name for name in CIRCLE_PARAMETERS if name in values or name in errors]
     if given and len(given) < len(CIRCLE_PARAMETERS):
         for name in CIRCLE_PARAMETERS:
             if name not in given:
-                refusal = Refusal("lat, lng and radiusKm go together.", "invalid")
+                refusal = Refusal(gettext("lat, lng and radiusKm go together."), "invalid")
                 errors.setdefault(name, []).append(refusal)
 
 
@@ -332,9 +339,9 @@ def search_page(*, page: int, limit: int) -> int:
     search is paged as deep as its exact count goes, as a search engine's window."""
     window = result_window()
     if page * limit > window:
-        message = (
-            f"page * limit may be at most {window}: narrow the search or change its order to"
-            " reach further results."
-        )
+        message = gettext(
+            "page * limit may be at most %(window)d: narrow the search or change its order"
+            " to reach further results."
+        ) % {"window": window}
         raise SearchParamsInvalid({"page": [Refusal(message, "max_value")]})
     return (page - 1) * limit

@@ -115,3 +115,69 @@ def test_a_services_conflict_follows_accept_language(customer_client, listing):
         "Este anuncio ya está entre los favoritos del usuario.",
         "conflict",
     )
+
+
+@pytest.mark.parametrize(
+    ("parameters", "accept_language", "detail", "message"),
+    [
+        (
+            {"bbox": "-4,41,-3,40"},
+            "es",
+            "Valor no válido en: bbox.",
+            "En bbox, minLat no debe ser mayor que maxLat.",
+        ),
+        (
+            {"bbox": "-4,41,-3,40"},
+            "en",
+            "Invalid value for: bbox.",
+            "bbox minLat must not be greater than maxLat.",
+        ),
+        (
+            {"polygon": "-40,10,10,10,10,20,-40,10"},
+            "es",
+            "Valor no válido en: polygon.",
+            "polygon puede abarcar como máximo 45 grados en cada sentido: dibuja un área más"
+            " pequeña.",
+        ),
+        (
+            {"polygon": "-40,10,10,10,10,20,-40,10"},
+            "en",
+            "Invalid value for: polygon.",
+            "polygon may span at most 45 degrees each way: draw a smaller area.",
+        ),
+        (
+            {"polygon": "-4,40,-3,40,-3,41"},
+            "es",
+            "Valor no válido en: polygon.",
+            "polygon debe estar cerrado: su último punto repite el primero.",
+        ),
+    ],
+)
+def test_a_search_parameters_refusal_follows_accept_language(
+    anonymous_client, parameters, accept_language, detail, message
+):
+    response = anonymous_client.get(
+        "/api/v1/properties", parameters, headers={"accept-language": accept_language}
+    )
+
+    assert response.status_code == 400
+    body = response.json()
+    assert (body["detail"], body["code"]) == (detail, "validation_error")
+    [field] = parameters
+    assert body["errors"] == [{"field": field, "message": message, "code": "invalid"}]
+
+
+def test_a_page_past_the_result_window_is_refused_in_spanish(anonymous_client):
+    response = anonymous_client.get(
+        "/api/v1/properties", {"page": "1000", "limit": "100"}, headers={"accept-language": "es"}
+    )
+
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {
+            "field": "page",
+            "message": "page * limit puede ser como máximo 10000: acota la búsqueda o cambia su"
+            " orden para llegar a más resultados.",
+            "code": "max_value",
+        }
+    ]

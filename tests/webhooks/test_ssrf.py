@@ -158,3 +158,36 @@ def test_with_private_targets_allowed_http_and_loopback_pass(settings):
     settings.WEBHOOKS_ALLOW_PRIVATE_TARGETS = True
     target = target_check("http://127.0.0.1:9000/hook")
     assert (target.scheme, target.address, target.port) == ("http", "127.0.0.1", 9000)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("accept_language", "message"),
+    [
+        (
+            "es",
+            "El servidor de la URL se resuelve en una dirección privada, de loopback, de enlace"
+            " local, de multidifusión o reservada; los webhooks solo se envían a direcciones"
+            " públicas.",
+        ),
+        (
+            "en",
+            "The URL's host resolves to a private, loopback, link-local, multicast or reserved"
+            " address; webhooks go only to public addresses.",
+        ),
+    ],
+)
+def test_a_refused_target_says_why_in_the_language_asked_for(
+    owner_client, accept_language, message
+):
+    response = owner_client.post(
+        REGISTER_URL,
+        {"url": "https://127.0.0.1/hook", "events": ["*"]},
+        format="json",
+        headers={"accept-language": accept_language},
+    )
+
+    assert response.status_code == 400
+    body = response.json()
+    assert (body["detail"], body["code"]) == (message, "validation_error")
+    assert body["errors"] == [{"field": "url", "message": message, "code": "invalid"}]
