@@ -256,12 +256,16 @@ def saved_search_criteria(criteria: object) -> dict[str, str]:
     for name, value in criteria.items():
         if name not in PARAMETERS or name in UNSAVED_PARAMETERS:
             saved = ", ".join(name for name in PARAMETERS if name not in UNSAVED_PARAMETERS)
-            message = f"Not a search parameter a saved search keeps; those are: {saved}."
+            message = gettext(
+                "Not a search parameter a saved search keeps; those are: %(saved)s."
+            ) % {"saved": saved}
             errors[str(name)] = [Refusal(message, "invalid")]
         elif isinstance(value, bool) or not isinstance(value, str | int | float):
-            errors[name] = [Refusal("The value is a string or a number.", "invalid")]
+            errors[name] = [Refusal(gettext("The value is a string or a number."), "invalid")]
         elif isinstance(value, str) and not value.strip():
-            errors[name] = [Refusal("An empty value filters nothing: leave it out.", "blank")]
+            errors[name] = [
+                Refusal(gettext("An empty value filters nothing: leave it out."), "blank")
+            ]
         else:
             query[name] = str(value)
     try:

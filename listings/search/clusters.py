@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from django.db import connections
+from django.utils.translation import gettext
 
 from accounts.models import User
 from listings.cache import public_read
@@ -81,10 +82,10 @@ def check_cluster_grid(*, params: SearchParams, zoom: int) -> None:
     """SearchParamsInvalid (on `zoom`) when the request's grid has too many cells."""
     cells = _cells_across(params, cell_size(zoom))
     if cells > MAX_CLUSTER_CELLS:
-        message = (
-            f"zoom {zoom} cuts this area into {cells} cells, more than {MAX_CLUSTER_CELLS}:"
-            " zoom out, or send the map's bbox."
-        )
+        message = gettext(
+            "zoom %(zoom)s cuts this area into %(cells)s cells, more than %(limit)s: zoom out,"
+            " or send the map's bbox."
+        ) % {"zoom": zoom, "cells": cells, "limit": MAX_CLUSTER_CELLS}
         raise SearchParamsInvalid({"zoom": [Refusal(message, "max_value")]})
 
 

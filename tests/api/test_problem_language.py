@@ -181,3 +181,61 @@ def test_a_page_past_the_result_window_is_refused_in_spanish(anonymous_client):
             "code": "max_value",
         }
     ]
+
+
+@pytest.mark.parametrize(
+    ("accept_language", "message"),
+    [
+        (
+            "es",
+            "el zoom 6 divide esta zona en 33153 celdas, más de 10000: aleja el mapa o envía su"
+            " bbox.",
+        ),
+        (
+            "en",
+            "zoom 6 cuts this area into 33153 cells, more than 10000: zoom out, or send the"
+            " map's bbox.",
+        ),
+    ],
+)
+def test_a_clusters_grid_refusal_follows_accept_language(
+    anonymous_client, accept_language, message
+):
+    response = anonymous_client.get(
+        "/api/v1/properties/clusters", {"zoom": "6"}, headers={"accept-language": accept_language}
+    )
+
+    assert response.status_code == 400
+    body = response.json()
+    assert [(error["field"], error["code"], error["message"]) for error in body["errors"]] == [
+        ("zoom", "max_value", message)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("accept_language", "empty", "not_a_value"),
+    [
+        ("es", "Un valor vacío no filtra nada: omítelo.", "El valor es una cadena o un número."),
+        (
+            "en",
+            "An empty value filters nothing: leave it out.",
+            "The value is a string or a number.",
+        ),
+    ],
+)
+def test_a_saved_search_criterion_refusal_follows_accept_language(
+    customer_client, accept_language, empty, not_a_value
+):
+    response = customer_client.post(
+        "/api/v1/saved-searches",
+        {"name": "Anything", "criteria": {"municipality": "", "minBedrooms": {"at least": 2}}},
+        format="json",
+        headers={"accept-language": accept_language},
+    )
+
+    assert response.status_code == 400
+    body = response.json()
+    assert [(error["field"], error["code"], error["message"]) for error in body["errors"]] == [
+        ("criteria.municipality", "blank", empty),
+        ("criteria.minBedrooms", "invalid", not_a_value),
+    ]
