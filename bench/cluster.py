@@ -38,7 +38,7 @@ import psycopg
 import redis
 
 from bench import replica
-from bench.servers import require_free_port, wait_until_up
+from bench.servers import balancer_configuration, require_free_port, wait_until_up
 
 ROOT = Path(__file__).resolve().parent.parent
 STATE = ROOT / "var" / "cluster"
@@ -161,7 +161,7 @@ def postgres_version() -> str:
 def primary_ensure(version: str) -> None:
     """The cluster's own primary, made on first use, running, with the role `root`."""
     configuration = Path(f"/etc/postgresql/{version}/{PRIMARY}")
-    if not configuration.is_dir():
+    if not replica.cluster_exists(version, PRIMARY):
         log(f"creating the PostgreSQL cluster {version} {PRIMARY} on port {PRIMARY_PORT}")
         replica.run("pg_createcluster", version, PRIMARY, "--port", str(PRIMARY_PORT))
         (configuration / "conf.d" / "cluster.conf").write_text(
@@ -169,11 +169,7 @@ def primary_ensure(version: str) -> None:
             + "".join(f"{name} = {value}\n" for name, value in PRIMARY_SETTINGS.items())
         )
         (configuration / "pg_hba.conf").write_text(PRIMARY_HBA)
-    subprocess.run(
-        ["pg_ctlcluster", "--skip-systemctl-redirect", version, PRIMARY, "start"],  # noqa: S607
-        capture_output=True,
-        check=False,
-    )
+    replica.cluster_control(version, "start", PRIMARY, check=False)
     deadline = time.monotonic() + 30
     while True:
         try:
@@ -203,12 +199,8 @@ def database_ensure(*, fresh: bool) -> None:
 
 def clusters_stop(version: str) -> None:
     for name in (STANDBY.name, PRIMARY):
-        if Path(f"/etc/postgresql/{version}/{name}").is_dir():
-            subprocess.run(
-                ["pg_ctlcluster", "--skip-systemctl-redirect", version, name, "stop"],  # noqa: S607
-                capture_output=True,
-                check=False,
-            )
+        if replica.cluster_exists(version, name):
+            replica.cluster_control(version, "stop", name, check=False)
 
 
 # --- The settings every node and worker reads -------------------------------------------------
@@ -331,74 +323,14 @@ def worker_start(name: str, environment: dict, *, recover: bool = True) -> None:
     )  # fmt: skip
 
 
-def balancer_configuration(
-    port: int = BALANCER_PORT,
-    nodes: dict[str, int] = WEB_PORTS,
-    stats_port: int = BALANCER_STATS_PORT,
-) -> str:
-    """HAProxy's configuration, listening on `port`: round robin over the web `nodes`
-    (name: port), checked every second on /healthz; a request that found its node dead is
-    retried on another node when it is idempotent (GET, HEAD, OPTIONS), and only its
-    connection is retried otherwise. Its statistics page is on `stats_port`."""
-    servers = "".join(
-        f"    server {name} {HOST}:{node_port} check\n" for name, node_port in nodes.items()
-    )
-    return f"""\
-# Made by bench/cluster.py.
-global
-    maxconn 2000
-    log stdout format raw local0
-
-defaults
-    mode http
-    log global
-    option httplog
-    timeout connect 2s
-    timeout client 60s
-    timeout server 60s
-    timeout http-request 10s
-    timeout http-keep-alive 60s
-
-frontend web
-    bind {HOST}:{port}
-    option forwardfor
-    # The application's limit on bodies (docs/deployment.md, "Request body limit").
-    http-request deny deny_status 413 if {{ req.hdr_val(content-length) gt 106954752 }}
-    default_backend nodes
-
-backend nodes
-    balance roundrobin
-    # A new connection to a node for each request: an idle kept-alive connection that
-    # the node closes just as a request is sent on it would make HAProxy close the
-    # client's connection unanswered, the client not knowing whether its write happened.
-    option http-server-close
-    option httpchk
-    http-check send meth GET uri /healthz hdr Host 127.0.0.1
-    http-check expect status 200
-    # Checked every second: a node is out after three failed checks (refused, or not
-    # answered within 5 s: a busy node is slow, not dead), and back after two good ones.
-    timeout check 5s
-    default-server inter 1s fall 3 rise 2
-    retries 3
-    option redispatch 1
-    retry-on conn-failure empty-response response-timeout 502 503 504
-    http-request disable-l7-retry unless METH_GET || METH_HEAD || METH_OPTIONS
-    # Which node answered (or failed to), for the scale test's accounting.
-    http-after-response set-header X-Web-Node %s
-{servers}
-listen stats
-    bind {HOST}:{stats_port}
-    stats enable
-    stats uri /
-"""
-
-
 def balancer_start() -> None:
     if process_pid("haproxy") is not None:
         return
     require_free_port(BALANCER_PORT)
     path = STATE / "haproxy.cfg"
-    path.write_text(balancer_configuration())
+    path.write_text(
+        balancer_configuration(port=BALANCER_PORT, nodes=WEB_PORTS, stats_port=BALANCER_STATS_PORT)
+    )
     replica.run("haproxy", "-c", "-q", "-f", str(path))
     spawn("haproxy", ["haproxy", "-db", "-f", str(path)])
     wait_until_up(f"http://{HOST}:{BALANCER_PORT}/healthz")

@@ -59,9 +59,6 @@ class Standby:
 
 # The machine's standby (`make replica`, the router's tests); `make cluster` has its own.
 MACHINE = Standby()
-# The defaults of the machine's standby, for the router's tests.
-PRIMARY_PORT = MACHINE.primary_port
-STANDBY_PORT = MACHINE.port
 
 
 def log(message: str) -> None:
@@ -82,7 +79,7 @@ def connect(port: int, dbname: str = "postgres") -> psycopg.Connection:
     )
 
 
-def primary_version(primary_port: int = PRIMARY_PORT) -> str:
+def primary_version(primary_port: int = MACHINE.primary_port) -> str:
     """The major version of the cluster on the primary's port (pg_lsclusters)."""
     for line in run("pg_lsclusters", "--no-header").splitlines():
         version, _name, port, *_rest = line.split()
@@ -124,11 +121,7 @@ def standby_trusts_as_primary(version: str, standby: Standby) -> None:
         log(f"giving the standby the primary's pg_hba.conf ({standby_hba})")
         standby_hba.write_text(rules)
         # A standby not started yet reads it when it starts.
-        subprocess.run(
-            ["pg_ctlcluster", "--skip-systemctl-redirect", version, standby.name, "reload"],  # noqa: S607
-            capture_output=True,
-            check=False,
-        )
+        cluster_control(version, "reload", standby.name, check=False)
 
 
 def standby_streams(seconds: float, standby: Standby = MACHINE) -> bool:
@@ -159,10 +152,17 @@ def replay_resumed(standby: Standby) -> None:
             server.execute("SELECT pg_wal_replay_resume()")
 
 
-def cluster_control(version: str, action: str, name: str = MACHINE.name) -> None:
+def cluster_control(
+    version: str, action: str, name: str = MACHINE.name, *, check: bool = True
+) -> None:
     """pg_ctlcluster's `action` (start, stop, reload) on the cluster `name`, whatever the
-    init system."""
-    run("pg_ctlcluster", "--skip-systemctl-redirect", version, name, action)
+    init system; a failure stops the run unless not `check` (a cluster already in that
+    state, or not running to reload)."""
+    command = ["pg_ctlcluster", "--skip-systemctl-redirect", version, name, action]
+    if check:
+        run(*command)
+    else:
+        subprocess.run(command, capture_output=True, check=False)
 
 
 def remove(version: str, standby: Standby = MACHINE) -> None:
@@ -216,11 +216,7 @@ def ensure(standby: Standby = MACHINE) -> None:
             log(f"the standby on port {standby.port} is streaming")
             return
         log("the standby is not streaming; starting it")
-        subprocess.run(
-            ["pg_ctlcluster", "--skip-systemctl-redirect", version, standby.name, "start"],  # noqa: S607
-            capture_output=True,
-            check=False,
-        )
+        cluster_control(version, "start", standby.name, check=False)
         if standby_streams(seconds=30, standby=standby):
             log(f"the standby on port {standby.port} is streaming")
             return

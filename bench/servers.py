@@ -1,7 +1,8 @@
-"""The processes a measurement runs against: gunicorn started, awaited and stopped.
+"""The processes a measurement runs against: gunicorn, and HAProxy in front of several,
+started, awaited and stopped.
 
-Shared by the benchmark (bench/run.py) and the load test (tests/load/run.py), which must
-serve the platform the same way production does.
+Shared by the benchmark (bench/run.py), the load test (tests/load/run.py) and the cluster
+(bench/cluster.py), which must serve the platform the same way production does.
 """
 
 import contextlib
@@ -54,11 +55,67 @@ def gunicorn(
     return subprocess.Popen(command, cwd=ROOT, env=environment, start_new_session=True)
 
 
+def balancer_configuration(*, port: int, nodes: dict[str, int], stats_port: int) -> str:
+    """HAProxy's configuration, listening on `port`: round robin over the web `nodes`
+    (name: port), checked every second on /healthz; a request that found its node dead is
+    retried on another node when it is idempotent (GET, HEAD, OPTIONS), and only its
+    connection is retried otherwise. Its statistics page is on `stats_port`."""
+    servers = "".join(
+        f"    server {name} 127.0.0.1:{node_port} check\n" for name, node_port in nodes.items()
+    )
+    return f"""\
+# Made by bench/servers.py (balancer_configuration).
+global
+    maxconn 2000
+    log stdout format raw local0
+
+defaults
+    mode http
+    log global
+    option httplog
+    timeout connect 2s
+    timeout client 60s
+    timeout server 60s
+    timeout http-request 10s
+    timeout http-keep-alive 60s
+
+frontend web
+    bind 127.0.0.1:{port}
+    option forwardfor
+    # The application's limit on bodies (docs/deployment.md, "Request body limit").
+    http-request deny deny_status 413 if {{ req.hdr_val(content-length) gt 106954752 }}
+    default_backend nodes
+
+backend nodes
+    balance roundrobin
+    # A new connection to a node for each request: an idle kept-alive connection that
+    # the node closes just as a request is sent on it would make HAProxy close the
+    # client's connection unanswered, the client not knowing whether its write happened.
+    option http-server-close
+    option httpchk
+    http-check send meth GET uri /healthz hdr Host 127.0.0.1
+    http-check expect status 200
+    # Checked every second: a node is out after three failed checks (refused, or not
+    # answered within 5 s: a busy node is slow, not dead), and back after two good ones.
+    timeout check 5s
+    default-server inter 1s fall 3 rise 2
+    retries 3
+    option redispatch 1
+    retry-on conn-failure empty-response response-timeout 502 503 504
+    http-request disable-l7-retry unless METH_GET || METH_HEAD || METH_OPTIONS
+    # Which node answered (or failed to), for the scale test's accounting.
+    http-after-response set-header X-Web-Node %s
+{servers}
+listen stats
+    bind 127.0.0.1:{stats_port}
+    stats enable
+    stats uri /
+"""
+
+
 def balancer(*, port: int, nodes: dict[str, int]) -> subprocess.Popen:
     """HAProxy on 127.0.0.1:port in front of the web `nodes` (name: port), configured as
-    the cluster's (bench/cluster.py); its statistics page on the next port."""
-    from bench.cluster import balancer_configuration
-
+    the cluster's (balancer_configuration); its statistics page 100 ports further."""
     require_free_port(port)
     path = ROOT / "var" / "bench" / f"haproxy-{port}.cfg"
     path.parent.mkdir(parents=True, exist_ok=True)

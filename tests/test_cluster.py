@@ -1,14 +1,18 @@
-"""The cluster's balancer configuration (bench/cluster.py), checked by HAProxy itself."""
+"""The cluster's balancer configuration (bench/servers.py), checked by HAProxy itself."""
 
 import subprocess
 
-from bench.cluster import balancer_configuration
+from bench.servers import balancer_configuration
 
 
 def test_the_balancer_configuration_is_valid_for_haproxy(tmp_path):
     # given the configuration for two nodes
     path = tmp_path / "haproxy.cfg"
-    path.write_text(balancer_configuration(port=8900, nodes={"web-1": 8901, "web-2": 8902}))
+    path.write_text(
+        balancer_configuration(
+            port=8900, nodes={"web-1": 8901, "web-2": 8902}, stats_port=8901 + 100
+        )
+    )
 
     # when HAProxy checks it
     checked = subprocess.run(  # noqa: S603 (a fixed command)
@@ -24,7 +28,9 @@ def test_the_balancer_configuration_is_valid_for_haproxy(tmp_path):
 
 def test_the_balancer_checks_both_nodes_and_retries_only_idempotent_requests():
     # when
-    configuration = balancer_configuration(port=8900, nodes={"web-1": 8901, "web-2": 8902})
+    configuration = balancer_configuration(
+        port=8900, nodes={"web-1": 8901, "web-2": 8902}, stats_port=8901 + 100
+    )
 
     # then each node is health-checked, and a request a node took is sent again elsewhere
     # only when its method is idempotent
