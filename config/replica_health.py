@@ -40,12 +40,17 @@ def replica_lag(alias: str) -> float | None:
     try:
         with connections[alias].cursor() as cursor:
             cursor.execute(LAG_QUERY)
-            in_recovery, caught_up, since_last_replay = cursor.fetchone()
+            row = cursor.fetchone()
     except DatabaseError as error:
         logger.debug("replica %s did not answer: %s", alias, error)
         # The next check connects afresh, rather than through a connection that failed.
         connections[alias].close()
         return None
+    return lag_of(*row)
+
+
+def lag_of(in_recovery: bool, caught_up: bool | None, since_last_replay) -> float | None:
+    """The lag LAG_QUERY's row says (replica_lag), for any client that ran it."""
     if not in_recovery or caught_up is None:
         return None
     if caught_up:

@@ -70,15 +70,18 @@ def log(message: str) -> None:
 
 
 class Receiver(BaseHTTPRequestHandler):
-    """Answers every webhook with 204 and counts them by webhook-id."""
+    """Answers every webhook with 204, after `delay` seconds, and counts them by endpoint
+    path and webhook-id (one delivery each)."""
 
     received: Counter = Counter()
     lock = threading.Lock()
+    delay = 0.0
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        time.sleep(self.delay)
         with self.lock:
-            self.received[self.headers.get("webhook-id", "")] += 1
+            self.received[(self.path, self.headers.get("webhook-id", ""))] += 1
         self.send_response(204)
         self.end_headers()
 

@@ -41,19 +41,21 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from email import message_from_bytes
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
 import psycopg
 import urllib3
 from aiosmtpd.controller import Controller
 
 from bench import cluster
+from config.replica_health import LAG_QUERY, lag_of
 from tests.load.run import (
     ADMIN_EMAIL,
     PASSWORD,
     ROOT,
     UNLIMITED_RATES,
     Client,
+    Receiver,
     Tally,
     backlog_drained,
     requests_table,
@@ -90,23 +92,11 @@ def log(message: str) -> None:
 # --- The receivers: webhooks and email --------------------------------------------------------
 
 
-class HookReceiver(BaseHTTPRequestHandler):
-    """Answers every webhook with 204 after a short wait (so that deliveries are in flight
-    when a worker dies), counting them by endpoint path and webhook-id."""
+class HookReceiver(Receiver):
+    """The load test's receiver, holding each webhook a moment, so that deliveries are in
+    flight when a worker dies."""
 
-    received: Counter = Counter()
-    lock = threading.Lock()
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        time.sleep(0.05)
-        with self.lock:
-            self.received[(self.path, self.headers.get("webhook-id", ""))] += 1
-        self.send_response(204)
-        self.end_headers()
-
-    def log_message(self, format: str, *args) -> None:
-        return
+    delay = 0.05
 
 
 class MailBox:
@@ -151,16 +141,12 @@ def newcomers_loop(client: Client, signed_up: list[str], finished: threading.Eve
 
 @dataclass
 class Faults:
-    """When each part failed and came back (time.monotonic()), and what was seen."""
+    """When web-1 was killed and died (time.monotonic()), and what the faults showed."""
 
     node_killed_at: float = 0.0
     # When its last process had ended: until then it may take requests it will not answer.
     node_dead_at: float = 0.0
-    node_back_at: float = 0.0
-    worker_killed_at: float = 0.0
     worker_was_delivering: bool = False
-    replay_paused_at: float = 0.0
-    replay_resumed_at: float = 0.0
     largest_lag_seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
 
@@ -178,14 +164,11 @@ def running_delivery(primary_url: str, worker_id: str) -> bool:
         )
 
 
-def replica_lag(port: int) -> float:
-    """How far behind the standby is, as the router measures it (config/replica_health)."""
-    with psycopg.connect(host=cluster.HOST, port=port, user="root", dbname="postgres") as server:
-        return server.execute(
-            "SELECT CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0"
-            " ELSE COALESCE(EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp()), 0)"
-            " END"
-        ).fetchone()[0]
+def replica_lag(port: int) -> float | None:
+    """How far behind the standby is, as the router measures it (config/replica_health);
+    None when it cannot tell."""
+    with cluster.replica.connect(port) as server:
+        return lag_of(*server.execute(LAG_QUERY).fetchone())
 
 
 def faults_run(seconds: float, environment: dict, faults: Faults) -> None:
@@ -204,7 +187,6 @@ def faults_run(seconds: float, environment: dict, faults: Faults) -> None:
         time.sleep(NODE_DOWN_SECONDS)
         log(f"starting {KILLED_NODE} again")
         cluster.web_start(KILLED_NODE, environment)
-        faults.node_back_at = time.monotonic()
 
         at(0.4)
         worker_id = f"cluster-{KILLED_WORKER}"
@@ -215,7 +197,6 @@ def faults_run(seconds: float, environment: dict, faults: Faults) -> None:
                 break
             time.sleep(0.02)
         log(f"killing {KILLED_WORKER} (SIGKILL), in a delivery: {faults.worker_was_delivering}")
-        faults.worker_killed_at = time.monotonic()
         cluster.process_signal(KILLED_WORKER, signal.SIGKILL)
         time.sleep(WORKER_DOWN_SECONDS)
         log(f"starting {KILLED_WORKER} again")
@@ -223,24 +204,16 @@ def faults_run(seconds: float, environment: dict, faults: Faults) -> None:
 
         at(0.6)
         log(f"pausing the standby's replay for {REPLAY_PAUSE_SECONDS} s")
-        with psycopg.connect(
-            host=cluster.HOST,
-            port=cluster.STANDBY.port,
-            user="root",
-            dbname="postgres",
-            autocommit=True,
-        ) as standby:
+        with cluster.replica.connect(cluster.STANDBY.port) as standby:
             standby.execute("SELECT pg_wal_replay_pause()")
-            faults.replay_paused_at = time.monotonic()
             try:
                 until = time.monotonic() + REPLAY_PAUSE_SECONDS
                 while time.monotonic() < until:
                     lag = replica_lag(cluster.STANDBY.port)
-                    faults.largest_lag_seconds = max(faults.largest_lag_seconds, lag)
+                    faults.largest_lag_seconds = max(faults.largest_lag_seconds, lag or 0.0)
                     time.sleep(1)
             finally:
                 standby.execute("SELECT pg_wal_replay_resume()")
-                faults.replay_resumed_at = time.monotonic()
         log("the standby replays again")
     except Exception as error:
         faults.errors.append(f"{type(error).__name__}: {error}")
