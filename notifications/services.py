@@ -62,6 +62,13 @@ def _created_events(notifications: list[Notification]) -> list[NewEvent]:
     ]
 
 
+def _texts_in(language: str, title: str, message: str) -> dict[str, str]:
+    """A notification's title and message written in `language` (the site's when empty):
+    lazy texts are translated, plain ones stay as they are."""
+    with translation.override(language or settings.LANGUAGE_CODE):
+        return {"title": str(title), "message": str(message)}
+
+
 @transaction.atomic
 def notification_send(
     *,
@@ -80,10 +87,8 @@ def notification_send(
     Who may send is the caller's check: the API lets admins send, and the platform sends
     its own (D7, D12). `emit_event=False` is for notices about webhooks themselves.
     """
-    with translation.override(user.language or settings.LANGUAGE_CODE):
-        title, message = str(title), str(message)
     notification = Notification.objects.create(
-        user=user, property=property, title=title, message=message, status=status
+        user=user, property=property, status=status, **_texts_in(user.language, title, message)
     )
     if emit_event:
         events_record(_created_events([notification]))
@@ -106,18 +111,12 @@ def notification_send_bulk(
     Their notification.created events are written with one more insert.
     """
     recipients = list({user.pk: user for user in users}.values())
-    texts = {}
-    for language in {user.language or settings.LANGUAGE_CODE for user in recipients}:
-        with translation.override(language):
-            texts[language] = (str(title), str(message))
+    texts = {
+        language: _texts_in(language, title, message)
+        for language in {user.language for user in recipients}
+    }
     notifications = [
-        Notification(
-            user=user,
-            property=property,
-            title=texts[user.language or settings.LANGUAGE_CODE][0],
-            message=texts[user.language or settings.LANGUAGE_CODE][1],
-            status=status,
-        )
+        Notification(user=user, property=property, status=status, **texts[user.language])
         for user in recipients
     ]
     notifications = Notification.objects.bulk_create(notifications)
