@@ -28,15 +28,16 @@ its transaction, its kind and the map's box (not across the antimeridian), its c
 at a zoom no finer than the last level. Only PostgreSQL has them.
 """
 
+import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
 from django.db import connections
-from django.db.models import Count, F, FloatField, Max, Min, Q, QuerySet, Sum, Value
+from django.db.models import Count, F, FloatField, Max, Min, QuerySet, Sum, Value
 from django.db.models.functions import Floor
 
-from listings.models import MapCell
+from listings.models import HIDDEN_STATUSES, MapCell, Property
 from listings.search.params import Box, SearchParams
 from listings.triggers import install_sql_file, uninstall_triggers
 
@@ -203,116 +204,207 @@ def by_cell(cells) -> dict[tuple[int, int], Totals]:
 # Up to this many rows, a view's cells are sought row by row.
 ROW_BY_ROW = 256
 
+# The statements below are text written once per shape of search (which of its transaction
+# and kind it filters on, and whether the cells' rows are sought one by one), so that
+# nothing is built or compiled per request: built with the ORM, a city view's five
+# querysets cost 4 to 5 ms of Python a request for 3 ms in PostgreSQL (docs/performance.md).
+# Every value is a named parameter.
+PROPERTY_TABLE = Property._meta.db_table
+CELL_TABLE = MapCell._meta.db_table
+# Public listings (listings.models.PUBLIC_LISTING), written as the public indexes' condition
+# reads, so that PostgreSQL sees those indexes apply.
+PUBLIC_CONDITION = "NOT (status IN ({}))".format(
+    ", ".join(f"'{status}'" for status in HIDDEN_STATUSES)
+)
+# A cluster's figures, in the order of Totals' fields, from listings and from stored cells.
+LISTING_FIGURES = (
+    "COUNT(*), SUM(latitude), SUM(longitude), MIN(longitude), MIN(latitude),"
+    " MAX(longitude), MAX(latitude), MIN(price)"
+)
+CELL_FIGURES = (
+    "SUM(listings), SUM(latitude_sum), SUM(longitude_sum), MIN(west), MIN(south),"
+    " MAX(east), MAX(north), MIN(lowest_price)"
+)
+# The four strips along a view's edges outside the level's inside cells: below, above, left
+# of and right of them. Each is a box of its own, a little wider than its cells (`below`,
+# `above`, `left`, `right`), so that the public latitude or longitude index reads it alone
+# and from the index alone (one statement of the four strips read them from the table: 22
+# to 30 ms for a city's view); the cell numbers then decide, as the triggers compute them.
+STRIPS = (
+    "latitude < %(below)s AND FLOOR(latitude / %(level_size)s) < %(first_row)s",
+    "latitude >= %(above)s AND FLOOR(latitude / %(level_size)s) > %(last_row)s",
+    "FLOOR(latitude / %(level_size)s) BETWEEN %(first_row)s AND %(last_row)s"
+    " AND FLOOR(longitude / %(level_size)s) < %(first_column)s AND longitude < %(left)s",
+    "FLOOR(latitude / %(level_size)s) BETWEEN %(first_row)s AND %(last_row)s"
+    " AND FLOOR(longitude / %(level_size)s) > %(last_column)s AND longitude >= %(right)s",
+)
 
-def rows_and_columns(cells: Inside) -> Q:
-    """The stored cells inside: a range of columns in each of the rows. The cells' index
-    leads with the level, the row and the column: a range of rows would read every column
-    of those rows (the width of the map) for the few inside, so each row is sought with its
-    own range of columns (`row IN (...)`: a town's box at zoom 15, 12 ms to 1 ms)."""
-    columns = Q(column__range=(cells.first_column, cells.last_column))
-    if cells.last_row - cells.first_row < ROW_BY_ROW:
-        return Q(row__in=range(cells.first_row, cells.last_row + 1)) & columns
-    return Q(row__range=(cells.first_row, cells.last_row)) & columns
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """What a celled search's statements say, beyond their values."""
+
+    transaction_type: bool
+    kind: bool
+    # The cells' rows sought one by one (`row = ANY`) rather than as a range.
+    row_by_row: bool
 
 
-def _stored_inside(search: CelledSearch, level: int, cells: Inside) -> QuerySet[MapCell]:
-    """The level's stored cells inside, of the search's transaction and kind."""
-    stored = MapCell.objects.filter(rows_and_columns(cells), level=level)
-    if search.transaction_type is not None:
-        stored = stored.filter(transaction_type=search.transaction_type)
-    if search.kind is not None:
-        stored = stored.filter(kind=search.kind)
-    return stored
+def _filters(shape: Shape) -> str:
+    """The search's transaction and kind, as conditions on either table."""
+    transaction_type = " AND transaction_type = %(transaction_type)s" * shape.transaction_type
+    return transaction_type + " AND kind = %(kind)s" * shape.kind
 
 
-def _stored_cells(search: CelledSearch, level: int, zoom: int, cells: Inside) -> QuerySet:
-    """The level's stored cells inside the view, added up by cluster at the zoom."""
-    # Cell numbers divided as floats: integer division would round towards zero.
-    factor = Value(float(2 ** (level - zoom)), output_field=FloatField())
+def _in_view(shape: Shape) -> str:
+    """The public listings of the search inside its box."""
     return (
-        _stored_inside(search, level, cells)
-        .filter(listings__gt=0)
-        .annotate(cell_row=Floor(F("row") / factor), cell_column=Floor(F("column") / factor))
-        .values("cell_row", "cell_column")
-        .annotate(
-            count=Sum("listings"),
-            latitude_sum=Sum("latitude_sum"),
-            longitude_sum=Sum("longitude_sum"),
-            west=Min("west"),
-            south=Min("south"),
-            east=Max("east"),
-            north=Max("north"),
-            lowest_price=Min("lowest_price"),
-        )
+        f"{PUBLIC_CONDITION} AND latitude >= %(south)s AND latitude <= %(north)s"
+        f" AND longitude >= %(west)s AND longitude <= %(east)s{_filters(shape)}"
     )
 
 
-def _along_the_edges(listings: QuerySet, box: Box, level: int, cells: Inside) -> list[QuerySet]:
-    """The listings (a search's matches, inside its box) outside the level's inside cells,
-    in four strips: below, above, left of and right of the inside cells.
+def _stored_inside(shape: Shape) -> str:
+    """The level's stored cells inside the view, of the search's transaction and kind.
 
-    Each strip is a box of its own, a little wider than its cells, so that the public
-    latitude or longitude index reads it alone and from the index alone (one statement of
-    the four strips read them from the table: 22 to 30 ms for a city's view); the cell
-    numbers then decide, as the triggers compute them."""
+    The cells' index leads with the level, the row and the column: a range of rows would
+    read every column of those rows (the width of the map) for the few inside, so each row
+    is sought with its own range of columns (`row = ANY`: a town's box at zoom 15, 12 ms to
+    1 ms)."""
+    rows = (
+        '"row" = ANY(%(rows)s::integer[])'
+        if shape.row_by_row
+        else '"row" BETWEEN %(first_row)s AND %(last_row)s'
+    )
+    return (
+        f"FROM {CELL_TABLE} WHERE level = %(level)s AND {rows}"
+        f' AND "column" BETWEEN %(first_column)s AND %(last_column)s{_filters(shape)}'
+    )
+
+
+@functools.cache
+def _grouped_statement(shape: Shape) -> str:
+    """The listings in a view by cell at the zoom (its size `size`), with Totals' figures."""
+    return (
+        "SELECT FLOOR(latitude / %(size)s), FLOOR(longitude / %(size)s),"  # noqa: S608
+        f" {LISTING_FIGURES} FROM {PROPERTY_TABLE} WHERE {_in_view(shape)} GROUP BY 1, 2"
+    )
+
+
+@functools.cache
+def _stored_statement(shape: Shape) -> str:
+    """The stored cells inside a view added up by cluster at the zoom (a cluster is
+    `factor` cells of the level wide): cell row, cell column and Totals' figures."""
+    return (
+        'SELECT FLOOR("row" / %(factor)s), FLOOR("column" / %(factor)s),'
+        f" {CELL_FIGURES} {_stored_inside(shape)} AND listings > 0 GROUP BY 1, 2"
+    )
+
+
+@functools.cache
+def _clusters_statement(shape: Shape) -> str:
+    """A view's clusters at the zoom: its stored cells (_stored_statement) and the listings
+    of the four strips along its edges grouped by cluster, merged: cell row, cell column
+    and Totals' figures."""
+    stored = _stored_statement(shape)
+    strips = [
+        "SELECT FLOOR(latitude / %(size)s), FLOOR(longitude / %(size)s),"  # noqa: S608
+        f" {LISTING_FIGURES} FROM {PROPERTY_TABLE} WHERE {_in_view(shape)} AND {strip}"
+        " GROUP BY 1, 2"
+        for strip in STRIPS
+    ]
+    parts = " UNION ALL ".join(f"({part})" for part in [stored, *strips])
+    return (
+        "SELECT cell_row, cell_column, SUM(count)::bigint, SUM(latitude_sum),"  # noqa: S608
+        " SUM(longitude_sum), MIN(west), MIN(south), MAX(east), MAX(north), MIN(lowest_price)"
+        f" FROM ({parts}) AS parts (cell_row, cell_column, count, latitude_sum, longitude_sum,"
+        " west, south, east, north, lowest_price) GROUP BY 1, 2"
+    )
+
+
+@functools.cache
+def _count_statement(shape: Shape) -> str:
+    """How many listings a box holds: the stored cells inside it and the listings of the
+    four strips along its edges, each part read from an index alone; and the planner's idea
+    of the listings table's size."""
+    parts = [f"(SELECT COALESCE(SUM(listings), 0) {_stored_inside(shape)})"]
+    parts += [
+        f"(SELECT COUNT(*) FROM {PROPERTY_TABLE} WHERE {_in_view(shape)} AND {strip})"  # noqa: S608
+        for strip in STRIPS
+    ]
+    return (
+        f"SELECT {' + '.join(parts)},"  # noqa: S608
+        f" (SELECT reltuples::bigint FROM pg_class WHERE oid = '{PROPERTY_TABLE}'::regclass)"
+    )
+
+
+def _shape(search: CelledSearch, cells: Inside | None = None) -> Shape:
+    return Shape(
+        transaction_type=search.transaction_type is not None,
+        kind=search.kind is not None,
+        row_by_row=cells is not None and cells.last_row - cells.first_row < ROW_BY_ROW,
+    )
+
+
+def _values(search: CelledSearch, level: int, cells: Inside | None) -> dict:
+    """The statements' parameters for a search, the level's inside cells (None: none read)."""
+    values = {"transaction_type": search.transaction_type, "kind": search.kind}
+    if search.box is not None:
+        box = search.box
+        values |= {"west": box.west, "south": box.south, "east": box.east, "north": box.north}
+    if cells is None:
+        return values
     size = cell_size(level)
     spare = size / 1024
-    sized = Value(size, output_field=FloatField())
-    numbered = listings.alias(
-        level_row=Floor(F("latitude") / sized), level_column=Floor(F("longitude") / sized)
-    )
-    inside_rows = Q(level_row__gte=cells.first_row, level_row__lte=cells.last_row)
-    return [
-        numbered.filter(latitude__lt=cells.first_row * size + spare, level_row__lt=cells.first_row),
-        numbered.filter(
-            latitude__gte=(cells.last_row + 1) * size - spare, level_row__gt=cells.last_row
-        ),
-        numbered.filter(
-            inside_rows,
-            longitude__lt=cells.first_column * size + spare,
-            level_column__lt=cells.first_column,
-        ),
-        numbered.filter(
-            inside_rows,
-            longitude__gte=(cells.last_column + 1) * size - spare,
-            level_column__gt=cells.last_column,
-        ),
-    ]
+    return values | {
+        "level": level,
+        "level_size": size,
+        "rows": list(range(cells.first_row, cells.last_row + 1)),
+        "first_row": cells.first_row,
+        "last_row": cells.last_row,
+        "first_column": cells.first_column,
+        "last_column": cells.last_column,
+        "below": cells.first_row * size + spare,
+        "above": (cells.last_row + 1) * size - spare,
+        "left": cells.first_column * size + spare,
+        "right": (cells.last_column + 1) * size - spare,
+    }
+
+
+def _totals(database: str, statement: str, values: dict) -> dict[tuple[int, int], Totals]:
+    """Rows of cell row, cell column and Totals' figures, keyed (row, column)."""
+    with connections[database].cursor() as cursor:
+        cursor.execute(statement, values)
+        rows = cursor.fetchall()
+    return {(int(row), int(column)): Totals(*figures) for row, column, *figures in rows}
 
 
 def celled_totals(
-    search: CelledSearch, listings: QuerySet, zoom: int
+    search: CelledSearch, zoom: int, *, database: str
 ) -> dict[tuple[int, int], Totals]:
     """The search's clusters at the zoom, by (row, column): the stored cells inside its
-    view, and its matches (`listings`) along the view's edges (two queries)."""
+    view and its listings along the view's edges, in one statement (PostgreSQL). Run it
+    planned for its values (listings.search.plans)."""
     level = level_for(zoom)
     cells = inside(search.box, cell_size(level))
+    values = {"size": cell_size(zoom), "factor": float(2 ** (level - zoom))}
     if cells is None or not worth_it(search.box, cells, cell_size(level)):
-        return grouped_listings(listings, zoom)
-    totals = by_cell(_stored_cells(search, level, zoom, cells))
-    if search.box is None:
-        return totals
-    strips = [
-        grouped_listings(strip, zoom)
-        for strip in _along_the_edges(listings, search.box, level, cells)
-    ]
-    for strip in strips:
-        for key, part in strip.items():
-            if key in totals:
-                totals[key].add(part)
-            else:
-                totals[key] = part
-    return totals
+        values |= _values(search, level, None)
+        return _totals(database, _grouped_statement(_shape(search)), values)
+    values |= _values(search, level, cells)
+    shape = _shape(search, cells)
+    # The world has no edges: the stored cells alone.
+    statement = _stored_statement(shape) if search.box is None else _clusters_statement(shape)
+    return _totals(database, statement, values)
 
 
-def celled_count(search: CelledSearch, listings: QuerySet) -> tuple[int, int] | None:
-    """How many listings a public search on a box matches (`listings`, its matches),
-    exactly, and the planner's idea of the listings table's size: a grid's stored cells
-    inside the box and the listings of the strips along its edges, in one statement whose
-    parts each read an index alone; None without a box, or when even the finest grid's
-    inside cells cover too little of it. A town's box counted from its matches took 16 to
-    26 ms, and was given up for an estimate at 25 ms; from the cells, 2 to 6 ms. Run it
-    planned for its values (listings.search.plans), as the search does."""
+def celled_count(search: CelledSearch, *, database: str) -> tuple[int, int] | None:
+    """How many listings a public search on a box matches, exactly, and the planner's idea
+    of the listings table's size: a grid's stored cells inside the box and the listings of
+    the strips along its edges (_count_statement); None without a box, or when even the
+    finest grid's inside cells cover too little of it. A town's box counted from its
+    matches took 16 to 26 ms, and was given up for an estimate at 25 ms; from the cells, 2
+    to 6 ms. Run it planned for its values (listings.search.plans), as the search does."""
     if search.box is None:
         return None
     # The coarsest grid whose inside cells cover most of the box: the fewest cells to add.
@@ -323,21 +415,8 @@ def celled_count(search: CelledSearch, listings: QuerySet) -> tuple[int, int] | 
             break
     else:
         return None
-    stored = _stored_inside(search, level, cells).order_by().values("listings")
-    stored_sql, stored_params = stored.query.sql_with_params()
-    parts = [f"(SELECT COALESCE(SUM(listings), 0) FROM ({stored_sql}) AS inside)"]  # noqa: S608
-    params = list(stored_params)
-    for strip in _along_the_edges(listings, search.box, level, cells):
-        strip_sql, strip_params = strip.order_by().values(one=Value(1)).query.sql_with_params()
-        parts.append(f"(SELECT COUNT(*) FROM ({strip_sql}) AS strip)")  # noqa: S608
-        params += strip_params
-    # Only the querysets' own SQL and placeholders are joined: every value is a parameter.
-    sql = (
-        f"SELECT {' + '.join(parts)},"  # noqa: S608
-        " (SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass)"
-    )
-    with connections[listings.db].cursor() as cursor:
-        cursor.execute(sql, [*params, listings.model._meta.db_table])
+    with connections[database].cursor() as cursor:
+        cursor.execute(_count_statement(_shape(search, cells)), _values(search, level, cells))
         total, table_rows = cursor.fetchone()
     return int(total), table_rows
 

@@ -94,7 +94,7 @@ def _clusters(*, viewer: User, params: SearchParams, zoom: int) -> Clusters:
     celled = celled_search(params, zoom) if viewer_sees_only_public(viewer) else None
     with planned_for_its_values(listings.db):
         if celled is not None and connections[listings.db].vendor == "postgresql":
-            totals = celled_totals(celled, listings, zoom)
+            totals = celled_totals(celled, zoom, database=listings.db)
         else:
             totals = grouped_listings(listings, zoom)
     order = sorted(totals, key=lambda key: (-totals[key].count, key))

@@ -194,7 +194,7 @@ def search_count(
     if connections[listings.db].vendor == "postgresql":
         if grouped is not None:
             return _count_from_groups(unordered, grouped)
-        counted = celled_count(celled, unordered) if celled is not None else None
+        counted = celled_count(celled, database=unordered.db) if celled is not None else None
         if counted is not None:
             total, table_rows = counted
             return SearchCount(total, True, table_rows)

@@ -281,10 +281,57 @@ def test_box_counts_from_the_cells_are_the_matches(seed):
             continue
         params = search_params(query)
         matches = search_filtered(viewer=AnonymousUser(), params=params)
-        counted = cells.celled_count(celled_search(params), matches)
+        counted = cells.celled_count(celled_search(params), database=matches.db)
 
         # then each count from the cells is the number of matches
         if counted is not None:
             from_cells += 1
             assert counted[0] == matches.count(), query
     assert from_cells >= 15
+
+
+# A view's clusters and a box's count from the cells: one statement each, inside the
+# transaction that plans it for its values (BEGIN, the setting, the statement, COMMIT).
+CELLED_QUERIES = 4
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"zoom": "10", "bbox": "-4.1,40.1,-3.3,40.7"},
+        {"zoom": "10", "bbox": "-4.1,40.1,-3.3,40.7", "transactionType": "SALE", "type": "house"},
+        {"zoom": "5"},
+    ],
+)
+def test_clusters_from_the_cells_cost_one_statement_for_few_and_many_listings(
+    client, django_assert_num_queries, query
+):
+    # given a few listings round Madrid, then many more
+    rng = random.Random(9)
+    generate_listings(rng, 3)
+    with django_assert_num_queries(CELLED_QUERIES):
+        few = client.get("/api/v1/properties/clusters", query)
+    generate_listings(rng, 60)
+
+    # when
+    with django_assert_num_queries(CELLED_QUERIES):
+        many = client.get("/api/v1/properties/clusters", query)
+
+    # then
+    assert (few.status_code, many.status_code) == (200, 200)
+    assert many.json()["totalItems"] > few.json()["totalItems"]
+
+
+def test_a_box_counted_from_the_cells_costs_one_statement(django_assert_num_queries):
+    # given
+    generate_listings(random.Random(10), 40)
+    params = search_params({"bbox": "-4.1,40.1,-3.3,40.7", "transactionType": "RENT"})
+    matches = search_filtered(viewer=AnonymousUser(), params=params)
+
+    # when
+    with django_assert_num_queries(1):
+        counted = cells.celled_count(celled_search(params), database=matches.db)
+
+    # then
+    assert counted is not None
+    assert counted[0] == matches.count()
