@@ -25,6 +25,9 @@ pytestmark = pytest.mark.django_db
 # the page's ids, then their rows (with their photos on PostgreSQL; elsewhere the photos
 # take one more).
 MAX_QUERIES = 8
+# A public search the listing groups count alone (no price range, nothing the groups do not
+# hold) on PostgreSQL: the count (with the table's size), the page's ids, their rows.
+GROUPED_QUERIES = 3
 # A map search (box, circle, drawn area) also runs in a transaction that plans its
 # statements for their values (BEGIN, the setting, COMMIT; listings.search.plans), in which
 # the count's own transaction is a savepoint.
@@ -74,6 +77,28 @@ def test_list_costs_the_same_few_queries_for_1_and_for_50_listings(
     assert body["totalItems"] == (50 if viewer == "owner" else 50 - hidden)
     assert {item["type"] for item in body["properties"]} == set(PropertyType.values)
     assert all(len(item["images"]) == 2 for item in body["properties"])
+
+
+@pytest.mark.postgres_only
+@pytest.mark.parametrize(
+    "parameters",
+    [{}, {"transactionType": "SALE", "type": "house"}, {"municipality": "Madrid", "sort": "price"}],
+)
+def test_a_search_counted_from_the_groups_alone_costs_three_queries(
+    clients, owner_record, django_assert_num_queries, parameters
+):
+    # given
+    make_mixed_listings(8, owner_record)
+
+    # when
+    with django_assert_num_queries(GROUPED_QUERIES):
+        response = clients["anonymous"].get(PROPERTIES_URL, parameters)
+
+    # then
+    assert response.status_code == 200
+    body = response.json()
+    assert body["totalItemsExact"] is True
+    assert body["totalItems"] == len(body["properties"])
 
 
 @pytest.mark.parametrize("viewer", ["anonymous", "owner", "admin"])
@@ -249,16 +274,23 @@ def test_on_postgresql_a_page_is_three_statements_and_a_detail_two(clients):
     # when an anonymous visitor reads a page and the detail
     with CaptureQueriesContext(connection) as page_queries:
         page = clients["anonymous"].get(PROPERTIES_URL, {"limit": 10})
+    with CaptureQueriesContext(connection) as priced_queries:
+        priced = clients["anonymous"].get(PROPERTIES_URL, {"limit": 10, "minPrice": "1.5"})
     with CaptureQueriesContext(connection) as detail_queries:
         detail = clients["anonymous"].get(property_url(listing.id))
 
-    # then the page is its count (timed in a transaction of its own), its ids and their
-    # rows with their photos; the detail is one query holding the photos and videos, in
-    # gallery order, and one for its price history
-    assert (page.status_code, detail.status_code) == (200, 200)
+    # then the page is its count (from the groups alone), its ids and their rows with their
+    # photos; a price range's count reads matches, timed in a transaction of its own; the
+    # detail is one query holding the photos and videos, in gallery order, and one for its
+    # price history
+    assert (page.status_code, priced.status_code, detail.status_code) == (200, 200, 200)
     statements = [query["sql"] for query in page_queries]
-    assert statements[0] == "BEGIN" and statements[3] == "COMMIT", statements
-    assert len(statements) == 6, [statement[:80] for statement in statements]
+    assert len(statements) == 3, [statement[:80] for statement in statements]
+    assert "listings_publiclistinggroup" in statements[0]
+    priced_statements = [query["sql"] for query in priced_queries]
+    assert priced_statements[0] == "BEGIN" and priced_statements[3] == "COMMIT", statements
+    assert len(priced_statements) == 6, [statement[:80] for statement in priced_statements]
+    assert priced.json()["totalItems"] == 4
     assert len(detail_queries) == 2, [query["sql"][:80] for query in detail_queries]
     assert "listings_pricechange" in detail_queries[1]["sql"]
     items = {item["id"]: item for item in page.json()["properties"]}
