@@ -220,10 +220,14 @@ def list_page(params: dict[str, str], host: str) -> bytes:
             if sorted_whole
             else "p.created_at DESC, p.id DESC"
         )
-        where = (
-            "p.id IN (SELECT p.id FROM listings_property p LEFT JOIN "
-            f"listings_type_specific_record r ON r.property_id = p.id WHERE {where} "
-            f"ORDER BY {newest} LIMIT {SEARCH_RANK_WINDOW})"
+        # The window scored as it is read, the page sorted from it in the same statement
+        # (listings.search.pages.ranked_page_ids).
+        window = (
+            "SELECT p.id, p.created_at, ts_rank("
+            f"{SEARCH}, websearch_to_tsquery('simple_unaccent'::regconfig, %s)) AS relevance"
+            " FROM listings_property p LEFT JOIN listings_type_specific_record r"
+            f" ON r.property_id = p.id WHERE {where}"
+            f" ORDER BY {newest} LIMIT {SEARCH_RANK_WINDOW}"
         )
     if params.get("sort"):
         order = SORTS[params["sort"]]
@@ -237,17 +241,18 @@ def list_page(params: dict[str, str], host: str) -> bytes:
     order_arguments = [params["q"]] if ranked else []
     record_columns = ", ".join(f"r.{column}" for column in RECORD_COLUMNS)
     # A relevance search's window is counted with its page, as the platform does
-    # (listings.search.pages.counted_page_ids); any other count is a statement of its own.
-    total_column = "COUNT(*) OVER ()" if ranked else "NULL"
+    # (listings.search.pages.ranked_page_ids); any other count is a statement of its own.
     # The page's ids first, from the filters and the order alone (an index where one
     # serves), then their rows: the platform's deferred join (listings.search.pages).
+    page_ids = (
+        f"SELECT id, COUNT(*) OVER () AS total FROM ({window}) AS ranked"
+        " ORDER BY relevance DESC, created_at DESC, id DESC LIMIT %s OFFSET %s"
+        if ranked
+        else f"SELECT p.id, NULL AS total FROM listings_property p WHERE {where}"
+        f" ORDER BY {order} LIMIT %s OFFSET %s"
+    )
     statement = f"""
-        WITH ids AS MATERIALIZED (
-            SELECT p.id, {total_column} AS total FROM listings_property p
-            WHERE {where}
-            ORDER BY {order}
-            LIMIT %s OFFSET %s
-        )
+        WITH ids AS MATERIALIZED ({page_ids})
         SELECT p.id, p.title, p.description, p.price, p.latitude, p.longitude,
                p.transaction_type, p.municipality, p.address, p.area, p.status,
                p.owner_id, p.category_id, p.created_at, p.updated_at,
@@ -263,16 +268,22 @@ def list_page(params: dict[str, str], host: str) -> bytes:
     with connection_pool().connection() as connection:
         if not ranked:
             total, exact = count(connection, where, arguments)
+        # A window's rank comes before its filters' values in the statement.
+        page_arguments = [*order_arguments, *arguments] if ranked else arguments
         rows = connection.execute(
-            statement,
-            [*arguments, *order_arguments, limit, (page - 1) * limit, *order_arguments],
+            statement, [*page_arguments, limit, (page - 1) * limit, *order_arguments]
         ).fetchall()
         if ranked:
             exact = True
             if rows:
                 total = rows[0][-1]
+            elif page > 1:
+                total = connection.execute(
+                    f"SELECT COUNT(*) FROM ({window}) AS ranked",
+                    [*order_arguments, *arguments],
+                ).fetchone()[0]
             else:
-                total = count(connection, where, arguments)[0] if page > 1 else 0
+                total = 0
     media = f"http://{host}{MEDIA_URL}"
     items = []
     record_start = len(COMMON) + 1

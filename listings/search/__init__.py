@@ -27,7 +27,7 @@ from listings.cache import public_read
 from listings.search.cells import celled_search
 from listings.search.counting import search_count
 from listings.search.groups import grouped_search
-from listings.search.pages import counted_page_ids, page_ids
+from listings.search.pages import page_ids, ranked_page_ids
 from listings.search.params import (
     PARAMETERS,
     SearchParams,
@@ -37,7 +37,13 @@ from listings.search.params import (
     search_query,
 )
 from listings.search.plans import planned_for_its_values
-from listings.search.query import ranks, search_matches
+from listings.search.query import (
+    in_search_order,
+    ranks,
+    scored_window,
+    search_filtered,
+    search_matches,
+)
 from listings.selectors import property_list_rows, viewer_sees_only_public
 
 __all__ = [
@@ -76,18 +82,18 @@ Reader = Callable[[list[str]], list]
 def _search(
     *, viewer: User, params: SearchParams, page: int, limit: int, read: Reader
 ) -> SearchResult:
-    matches = search_matches(viewer=viewer, params=params)
+    filtered = search_filtered(viewer=viewer, params=params)
     located = not (params.box is None and params.circle is None and params.polygon is None)
     if not located:
         return _count_and_page(
-            viewer=viewer, params=params, matches=matches, page=page, limit=limit, read=read
+            viewer=viewer, params=params, filtered=filtered, page=page, limit=limit, read=read
         )
     # Where on the map decides how a map search is best read (listings.search.plans).
-    with planned_for_its_values(matches.db):
+    with planned_for_its_values(filtered.db):
         return _count_and_page(
             viewer=viewer,
             params=params,
-            matches=matches,
+            filtered=filtered,
             page=page,
             limit=limit,
             read=read,
@@ -99,20 +105,23 @@ def _count_and_page(
     *,
     viewer: User,
     params: SearchParams,
-    matches,
+    filtered,
     page: int,
     limit: int,
     read: Reader,
     located: bool = False,
 ) -> SearchResult:
-    """One page and the count of `matches`; `located`: a map search (a box, a circle or a
-    drawn area: listings.search.pages.sorts_whole)."""
+    """One page and the count of the search's matches (`filtered`: search_filtered);
+    `located`: a map search (a box, a circle or a drawn area:
+    listings.search.pages.sorts_whole)."""
     offset = (page - 1) * limit
-    if ranks(params, matches.db):
+    if ranks(params, filtered.db):
         # A relevance search's matches are its window, a few rows whose finding is their
-        # cost: counted by the statement that reads the page.
-        ids, total = counted_page_ids(matches, offset=offset, limit=limit)
+        # cost: scored as they are found, and counted by the statement that reads the page.
+        window = scored_window(filtered, params.text)
+        ids, total = ranked_page_ids(window, offset=offset, limit=limit)
         return SearchResult(read(ids), total, True, page, limit)
+    matches = in_search_order(filtered, params)
     if viewer_sees_only_public(viewer):
         # A count depends on neither the page nor the order: a visitor paging through a
         # search, or sorting it, asks for the same count again, which is most of what a

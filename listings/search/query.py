@@ -171,7 +171,11 @@ def search_filtered(*, viewer: User, params: SearchParams) -> QuerySet[Property]
 
 def search_matches(*, viewer: User, params: SearchParams) -> QuerySet[Property]:
     """The listings the viewer may see that match the search, in the search's order."""
-    listings = search_filtered(viewer=viewer, params=params)
+    return in_search_order(search_filtered(viewer=viewer, params=params), params)
+
+
+def in_search_order(listings: QuerySet[Property], params: SearchParams) -> QuerySet[Property]:
+    """A search's matches (search_filtered) in its order."""
     if params.sort:
         return listings.order_by(*SORTS[params.sort])
     if ranks(params, listings.db):
@@ -185,22 +189,43 @@ def ranks(params: SearchParams, database: str) -> bool:
     return bool(params.text) and not params.sort and connections[database].vendor == "postgresql"
 
 
+def relevance(text: str) -> SearchRank:
+    """How well a listing's search document matches `text`: a relevance search's order."""
+    return SearchRank(F("search_document"), web_search(text))
+
+
+def newest_first(matches: QuerySet[Property]) -> QuerySet[Property]:
+    """The matches newest first, as a relevance search's window is taken from them
+    (ranked_window): walking the date index, or, when the matches are few, sorting them
+    (listings.search.pages.window_sorts_whole)."""
+    newest = matches.order_by(*DEFAULT_ORDER)
+    if window_sorts_whole(matches, window=settings.SEARCH_RANK_WINDOW):
+        return sorted_after_filtering(newest)
+    return newest
+
+
 def ranked_window(matches: QuerySet[Property], text: str) -> QuerySet[Property]:
     """The newest SEARCH_RANK_WINDOW `matches`, best match for `text` first, then newest.
 
     Ranking every match of a common word reads and scores a large part of the table (0.35 s
     for a word in one listing in six at 1,000,000 listings); the newest matches come from
     the date index, checked against the stored search document, or, when they are few, by
-    sorting them (listings.search.pages.window_sorts_whole), and only they are ranked. Like
-    a search engine's result window, older matches are reached with `sort` or narrower
-    filters (docs/api.md).
+    sorting them (newest_first), and only they are ranked. Like a search engine's result
+    window, older matches are reached with `sort` or narrower filters (docs/api.md). A page
+    of it is read in one pass over the window instead (scored_window).
     """
-    newest = matches.order_by(*DEFAULT_ORDER)
-    if window_sorts_whole(matches, window=settings.SEARCH_RANK_WINDOW):
-        newest = sorted_after_filtering(newest)
-    window = newest.values("pk")[: settings.SEARCH_RANK_WINDOW]
+    window = newest_first(matches).values("pk")[: settings.SEARCH_RANK_WINDOW]
     return (
         Property.objects.filter(pk__in=window)
-        .alias(rank=SearchRank(F("search_document"), web_search(text)))
+        .alias(rank=relevance(text))
         .order_by("-rank", *DEFAULT_ORDER)
     )
+
+
+def scored_window(matches: QuerySet[Property], text: str) -> QuerySet:
+    """ranked_window's listings as (id, created_at, relevance) rows, newest first, each
+    scored as it is read: what a page of a relevance search is sorted from
+    (listings.search.pages.ranked_page_ids), without reading the window's listings again
+    to score them."""
+    scored = newest_first(matches).values_list("pk", "created_at", relevance(text))
+    return scored[: settings.SEARCH_RANK_WINDOW]
