@@ -299,7 +299,9 @@ def web_start(name: str, environment: dict) -> None:
             name,
             [PYTHON, "-m", "gunicorn", "config.wsgi", "--bind", f"{HOST}:{port}",
              "--workers", str(WEB_PROCESSES), "--worker-class", "gthread",
-             "--threads", str(WEB_THREADS), "--log-level", "warning"],
+             "--threads", str(WEB_THREADS), "--log-level", "warning",
+             # One control socket per user: the second node could not open it (servers.py).
+             "--no-control-socket"],
             environment,
         )  # fmt: skip
     wait_until_up(f"http://{HOST}:{port}/healthz")

@@ -49,6 +49,10 @@ def gunicorn(
         str(threads),
         "--log-level",
         "warning",
+        # gunicorn's control socket is one path per user ($HOME/.gunicorn/gunicorn.ctl):
+        # every server after the first here (the baseline, a cluster's second node) failed
+        # to open it and said so; nothing here manages servers through it.
+        "--no-control-socket",
     ]
     if keep_alive_seconds is not None:
         command += ["--keep-alive", str(keep_alive_seconds)]
