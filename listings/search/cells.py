@@ -149,9 +149,10 @@ def worth_it(box: Box | None, cells: Inside, size: float) -> bool:
     return inside_area >= MOSTLY_INSIDE * box_area
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class Totals:
-    """One cluster's figures, added up from any number of parts."""
+    """One cluster's figures: its listings, the sums of their coordinates (its mean point),
+    their bounds and lowest price."""
 
     count: int
     latitude_sum: float
@@ -161,16 +162,6 @@ class Totals:
     east: float
     north: float
     lowest_price: object
-
-    def add(self, other: "Totals") -> None:
-        self.count += other.count
-        self.latitude_sum += other.latitude_sum
-        self.longitude_sum += other.longitude_sum
-        self.west = min(self.west, other.west)
-        self.south = min(self.south, other.south)
-        self.east = max(self.east, other.east)
-        self.north = max(self.north, other.north)
-        self.lowest_price = min(self.lowest_price, other.lowest_price)
 
 
 def grouped_listings(listings: QuerySet, zoom: int) -> dict[tuple[int, int], Totals]:
