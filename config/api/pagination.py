@@ -1,5 +1,5 @@
-"""Page/limit pagination with strict parameters (D8): `page` >= 1, 1 <= `limit` <= a maximum,
-anything else a 400 naming the parameter."""
+"""Page/limit pagination with strict parameters (D8): 1 <= `page` <= MAX_PAGE, 1 <= `limit` <=
+a maximum, anything else a 400 naming the parameter."""
 
 import math
 from collections.abc import Callable, Sequence
@@ -9,12 +9,17 @@ from rest_framework import serializers
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 
+# The deepest page anyone may ask for: a 32-bit integer. Every answer repeats its page, and
+# a page past 64 bits could not be written as JSON (orjson refuses it): such a request was
+# a 500.
+MAX_PAGE = 2**31 - 1
+
 
 def read_page_and_limit(query_params, *, max_limit: int) -> dict[str, int]:
     """The page and limit given, validated; anything else is a 400 naming the parameter,
     in DRF's words."""
     fields = {
-        "page": serializers.IntegerField(min_value=1),
+        "page": serializers.IntegerField(min_value=1, max_value=MAX_PAGE),
         "limit": serializers.IntegerField(min_value=1, max_value=max_limit),
     }
     values, errors = {}, {}
@@ -37,8 +42,8 @@ def page_limit_parameters(*, max_limit: int, default_limit: int) -> list[dict]:
             "name": "page",
             "required": False,
             "in": "query",
-            "description": "Page number, from 1.",
-            "schema": {"type": "integer", "minimum": 1, "default": 1},
+            "description": f"Page number, from 1 to {MAX_PAGE}.",
+            "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 1},
         },
         {
             "name": "limit",

@@ -35,7 +35,7 @@ class PropertyPagination(BasePagination):
         window = settings.PROPERTY_LIST_RESULT_WINDOW
         page = parameters[0]
         page["schema"]["maximum"] = window
-        page["description"] += f" page * limit may be at most {window}."
+        page["description"] = f"Page number, from 1; page * limit may be at most {window}."
         return parameters
 
     def get_paginated_response_schema(self, schema):

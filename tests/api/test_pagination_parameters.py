@@ -4,13 +4,13 @@ import pytest
 from django.http import QueryDict
 from rest_framework import serializers
 
-from config.api.pagination import read_page_and_limit
+from config.api.pagination import MAX_PAGE, read_page_and_limit
 
 
 class PageLimitSerializer(serializers.Serializer):
     """The same rules as a DRF serializer states them: the errors to match."""
 
-    page = serializers.IntegerField(min_value=1, required=False)
+    page = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, required=False)
     limit = serializers.IntegerField(min_value=1, max_value=100, required=False)
 
 
@@ -27,6 +27,9 @@ class PageLimitSerializer(serializers.Serializer):
         "page=2.5",
         "page=1&page=x",
         "limit=%20%207",
+        "page=2147483647&limit=100",
+        "page=2147483648",
+        "page=30900562627009093632&limit=6",
     ],
 )
 def test_page_and_limit_are_read_as_a_drf_serializer_reads_them(query):

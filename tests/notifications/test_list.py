@@ -146,6 +146,13 @@ def test_an_empty_list_has_zero_pages(customer_client):
     [
         ({"page": 0}, "page", "Ensure this value is greater than or equal to 1.", "min_value"),
         ({"page": "first"}, "page", "A valid integer is required.", "invalid"),
+        # Past 64 bits: once a 500 (the page could not be written back as JSON).
+        (
+            {"page": "30900562627009093632"},
+            "page",
+            "Ensure this value is less than or equal to 2147483647.",
+            "max_value",
+        ),
         ({"limit": 0}, "limit", "Ensure this value is greater than or equal to 1.", "min_value"),
         ({"limit": 101}, "limit", "Ensure this value is less than or equal to 100.", "max_value"),
         ({"limit": "many"}, "limit", "A valid integer is required.", "invalid"),
