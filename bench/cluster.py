@@ -38,7 +38,12 @@ import psycopg
 import redis
 
 from bench import replica
-from bench.servers import balancer_configuration, require_free_port, wait_until_up
+from bench.servers import (
+    balancer_configuration,
+    gunicorn_command,
+    require_free_port,
+    wait_until_up,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 STATE = ROOT / "var" / "cluster"
@@ -295,15 +300,10 @@ def web_start(name: str, environment: dict) -> None:
     port = WEB_PORTS[name]
     if process_pid(name) is None:
         require_free_port(port)
-        spawn(
-            name,
-            [PYTHON, "-m", "gunicorn", "config.wsgi", "--bind", f"{HOST}:{port}",
-             "--workers", str(WEB_PROCESSES), "--worker-class", "gthread",
-             "--threads", str(WEB_THREADS), "--log-level", "warning",
-             # One control socket per user: the second node could not open it (servers.py).
-             "--no-control-socket"],
-            environment,
-        )  # fmt: skip
+        command = gunicorn_command(
+            "config.wsgi", port=port, workers=WEB_PROCESSES, threads=WEB_THREADS
+        )
+        spawn(name, command, environment)
     wait_until_up(f"http://{HOST}:{port}/healthz")
 
 

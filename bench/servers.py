@@ -19,21 +19,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def gunicorn(
-    app: str,
-    *,
-    port: int,
-    workers: int,
-    threads: int,
-    environment: dict,
-    keep_alive_seconds: int | None = None,
-) -> subprocess.Popen:
-    """Serve the WSGI application `app` on 127.0.0.1:port in its own process group.
-
-    The port must be free: a server left running there would answer in its place (with
-    other code, another database), and the measurement would be of it.
-    """
-    require_free_port(port)
+def gunicorn_command(
+    app: str, *, port: int, workers: int, threads: int, keep_alive_seconds: int | None = None
+) -> list[str]:
+    """The command that serves the WSGI application `app` on 127.0.0.1:port with gunicorn:
+    `workers` gthread processes of `threads` threads each."""
     command = [
         sys.executable,
         "-m",
@@ -56,6 +46,28 @@ def gunicorn(
     ]
     if keep_alive_seconds is not None:
         command += ["--keep-alive", str(keep_alive_seconds)]
+    return command
+
+
+def gunicorn(
+    app: str,
+    *,
+    port: int,
+    workers: int,
+    threads: int,
+    environment: dict,
+    keep_alive_seconds: int | None = None,
+) -> subprocess.Popen:
+    """Serve the WSGI application `app` on 127.0.0.1:port in its own process group
+    (gunicorn_command).
+
+    The port must be free: a server left running there would answer in its place (with
+    other code, another database), and the measurement would be of it.
+    """
+    require_free_port(port)
+    command = gunicorn_command(
+        app, port=port, workers=workers, threads=threads, keep_alive_seconds=keep_alive_seconds
+    )
     return subprocess.Popen(command, cwd=ROOT, env=environment, start_new_session=True)
 
 
@@ -132,6 +144,13 @@ def balancer(*, port: int, nodes: dict[str, int]) -> subprocess.Popen:
     )
     wait_until_up(f"http://127.0.0.1:{port}/healthz")
     return process
+
+
+def free_port() -> int:
+    """A port of 127.0.0.1 that nothing listens on, as the system hands them out."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def require_free_port(port: int) -> None:

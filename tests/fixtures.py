@@ -7,7 +7,6 @@ The users are User objects of each role: `customer`, `other_customer`, `owner`,
 Helpers to make more users and clients are in tests/support.py.
 """
 
-import socket
 from email import message_from_bytes
 from email.message import EmailMessage
 from email.policy import default as default_policy
@@ -19,6 +18,7 @@ from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from accounts.models import Owner, User, UserType
+from bench.servers import free_port
 from config.api.throttling import rate_limiter
 from tests.factories import CategoryFactory, ListingFactory
 from tests.support import make_user, signed_in_client
@@ -205,9 +205,7 @@ def receiver():
 def smtp_server(settings):
     """A real SMTP server on a free local port, which the email settings point at; yields
     its MailBox."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     mailbox = MailBox()
     controller = Controller(mailbox, hostname="127.0.0.1", port=port)
     controller.start()

@@ -5,19 +5,13 @@ import urllib.request
 
 import pytest
 
-from bench.servers import gunicorn, require_free_port, stop, wait_until_up
+from bench.servers import free_port, gunicorn, require_free_port, stop, wait_until_up
 
 
 def hello(environ, start_response):
     """A WSGI application answering every request with "hello"."""
     start_response("200 OK", [("Content-Type", "text/plain")])
     return [b"hello"]
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def test_no_server_is_started_on_a_port_something_already_listens_on():

@@ -34,7 +34,6 @@ The figures are printed and written to artifacts/reliability/scale.txt.
 import argparse
 import contextlib
 import signal
-import socket
 import sys
 import threading
 import time
@@ -48,6 +47,7 @@ import urllib3
 from aiosmtpd.controller import Controller
 
 from bench import cluster
+from bench.servers import free_port
 from config.replica_health import LAG_QUERY, lag_of
 from tests.load.run import (
     ADMIN_EMAIL,
@@ -263,9 +263,7 @@ def main() -> int:
     threading.Thread(target=hooks.serve_forever, daemon=True).start()
     hooks_url = f"http://127.0.0.1:{hooks.server_port}"
     mailbox = MailBox()
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        smtp_port = probe.getsockname()[1]
+    smtp_port = free_port()
     smtp = Controller(mailbox, hostname="127.0.0.1", port=smtp_port)
     smtp.start()
 

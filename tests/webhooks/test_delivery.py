@@ -11,6 +11,7 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from accounts.models import Owner, User
+from bench.servers import free_port
 from listings.models import Property
 from listings.services import property_update
 from notifications import delivery as delivery_module
@@ -255,9 +256,7 @@ def test_a_slow_receiver_times_out(owner, receiver, settings):
 def test_a_closed_port_is_a_connection_error(owner, settings):
     # given a URL where nothing listens
     settings.WEBHOOKS_RETRY_SCHEDULE = [60.0]
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     delivery = one_delivery(owner, f"http://127.0.0.1:{port}/hook")
 
     # when the attempt is made
