@@ -65,6 +65,9 @@ SORTS = {
 # matches (listings.search.query.ranked_window).
 SEARCH = "p.search_document"
 SEARCH_RANK_WINDOW = int(os.environ.get("SEARCH_RANK_WINDOW", "1000"))
+# The recent slice's margin and an index entry's cost (listings.search.windows).
+SLICE_MARGIN = 2
+INDEX_ENTRY_COST = 0.1
 COMMON = (
     "id",
     "title",
@@ -190,68 +193,61 @@ def count(connection, where: str, arguments: list) -> tuple[int, bool]:
     return (max(estimate, EXACT_COUNT_LIMIT + 1) if counted is not None else estimate), False
 
 
-def window_sorts_whole(connection, where: str, arguments: list) -> bool:
-    """Whether a relevance search's window is found by sorting every match rather than by
-    walking the date index, by the planner's estimates, as the platform decides
-    (listings.search.pages.window_sorts_whole)."""
+def window_paths(connection, where: str, arguments: list) -> list[tuple[str, list, bool]]:
+    """The windows a relevance search tries in turn, as the platform does
+    (listings.search.windows), each as its filters, their values and whether its matches
+    are sorted rather than walked along the date index: the matches of a recent slice
+    first when that reads the fewest listings, then every match; the first full window is
+    the search's."""
     plan = connection.execute(
         f"EXPLAIN (FORMAT JSON) {MATCHES.format(where=where)}", arguments
     ).fetchone()[0]
-    matched = int(plan[0]["Plan"]["Plan Rows"])
-    table = connection.execute(
-        "SELECT reltuples::bigint FROM pg_class WHERE oid = 'listings_property'::regclass"
-    ).fetchone()[0]
-    return matched * matched < SEARCH_RANK_WINDOW * table
-
-
-def list_page(params: dict[str, str], host: str) -> bytes:
-    """The page as JSON: its count (count()), then one statement for the page's ids, their
-    rows and their photos."""
-    page = int(params.get("page", 1))
-    limit = int(params.get("limit", 10))
-    where, arguments = where_clause(params)
-    ranked = bool(params.get("q")) and not params.get("sort")
-    if ranked:
-        with connection_pool().connection() as connection:
-            sorted_whole = window_sorts_whole(connection, where, arguments)
-        # COALESCE(column, column): the same order, which no index gives.
-        newest = (
-            "COALESCE(p.created_at, p.created_at) DESC, COALESCE(p.id, p.id) DESC"
-            if sorted_whole
-            else "p.created_at DESC, p.id DESC"
-        )
-        # The window scored as it is read, the page sorted from it in the same statement
-        # (listings.search.pages.ranked_page_ids).
-        window = (
-            "SELECT p.id, p.created_at, ts_rank("
-            f"{SEARCH}, websearch_to_tsquery('simple_unaccent'::regconfig, %s)) AS relevance"
-            " FROM listings_property p LEFT JOIN listings_type_specific_record r"
-            f" ON r.property_id = p.id WHERE {where}"
-            f" ORDER BY {newest} LIMIT {SEARCH_RANK_WINDOW}"
-        )
-    if params.get("sort"):
-        order = SORTS[params["sort"]]
-    elif params.get("q"):
-        order = (
-            f"ts_rank({SEARCH}, websearch_to_tsquery('simple_unaccent'::regconfig, %s)) DESC, "
-            "p.created_at DESC, p.id DESC"
-        )
-    else:
-        order = "p.created_at DESC, p.id DESC"
-    order_arguments = [params["q"]] if ranked else []
-    record_columns = ", ".join(f"r.{column}" for column in RECORD_COLUMNS)
-    # A relevance search's window is counted with its page, as the platform does
-    # (listings.search.pages.ranked_page_ids); any other count is a statement of its own.
-    # The page's ids first, from the filters and the order alone (an index where one
-    # serves), then their rows: the platform's deferred join (listings.search.pages).
-    page_ids = (
-        f"SELECT id, COUNT(*) OVER () AS total FROM ({window}) AS ranked"
-        " ORDER BY relevance DESC, created_at DESC, id DESC LIMIT %s OFFSET %s"
-        if ranked
-        else f"SELECT p.id, NULL AS total FROM listings_property p WHERE {where}"
-        f" ORDER BY {order} LIMIT %s OFFSET %s"
+    matched = max(1, int(plan[0]["Plan"]["Plan Rows"]))
+    table = max(
+        1,
+        connection.execute(
+            "SELECT reltuples::bigint FROM pg_class WHERE oid = 'listings_property'::regclass"
+        ).fetchone()[0],
     )
-    statement = f"""
+    walk = SEARCH_RANK_WINDOW * table / matched
+    slice_rows = SLICE_MARGIN * SEARCH_RANK_WINDOW * table / matched
+    sliced = INDEX_ENTRY_COST * (matched + slice_rows) + SLICE_MARGIN * SEARCH_RANK_WINDOW
+    paths = [(where, arguments, matched < walk)]
+    if sliced < min(walk, matched) and slice_rows < table:
+        row = connection.execute(
+            "SELECT histogram_bounds::text::timestamptz[] FROM pg_stats WHERE schemaname ="
+            " current_schema() AND tablename = 'listings_property' AND attname = 'created_at'"
+        ).fetchone()
+        bounds = row[0] if row else None
+        newest_buckets = math.ceil(slice_rows / table * (len(bounds) - 1)) if bounds else 0
+        if bounds and len(bounds) > 1 and newest_buckets < len(bounds) - 1:
+            since = bounds[-1 - newest_buckets]
+            paths.insert(0, (f"{where} AND p.created_at >= %s", [*arguments, since], True))
+    return paths
+
+
+def window_statement(where: str, sorted_whole: bool) -> str:
+    """A relevance search's window, scored as it is read, the page sorted from it in the
+    same statement (listings.search.pages.ranked_page_ids)."""
+    # COALESCE(column, column): the same order, which no index gives.
+    newest = (
+        "COALESCE(p.created_at, p.created_at) DESC, COALESCE(p.id, p.id) DESC"
+        if sorted_whole
+        else "p.created_at DESC, p.id DESC"
+    )
+    return (
+        "SELECT p.id, p.created_at, ts_rank("
+        f"{SEARCH}, websearch_to_tsquery('simple_unaccent'::regconfig, %s)) AS relevance"
+        " FROM listings_property p LEFT JOIN listings_type_specific_record r"
+        f" ON r.property_id = p.id WHERE {where}"
+        f" ORDER BY {newest} LIMIT {SEARCH_RANK_WINDOW}"
+    )
+
+
+def page_statement(page_ids: str, order: str) -> str:
+    """The page's rows, records and photos, from a statement of its ids (and total)."""
+    record_columns = ", ".join(f"r.{column}" for column in RECORD_COLUMNS)
+    return f"""
         WITH ids AS MATERIALIZED ({page_ids})
         SELECT p.id, p.title, p.description, p.price, p.latitude, p.longitude,
                p.transaction_type, p.municipality, p.address, p.area, p.status,
@@ -265,25 +261,61 @@ def list_page(params: dict[str, str], host: str) -> bytes:
         LEFT JOIN listings_type_specific_record r ON r.property_id = p.id
         ORDER BY {order}
     """
-    with connection_pool().connection() as connection:
-        if not ranked:
-            total, exact = count(connection, where, arguments)
+
+
+def ranked_rows(
+    connection, params: dict[str, str], where: str, arguments: list, *, page: int, limit: int
+) -> tuple[list, int]:
+    """A relevance search's page of rows and its window's count, counted with its page as
+    the platform does (listings.search.pages.ranked_page_ids)."""
+    rank = f"ts_rank({SEARCH}, websearch_to_tsquery('simple_unaccent'::regconfig, %s))"
+    order = f"{rank} DESC, p.created_at DESC, p.id DESC"
+    query = params["q"]
+    for window_where, window_arguments, sorted_whole in window_paths(connection, where, arguments):
+        window = window_statement(window_where, sorted_whole)
+        statement = page_statement(
+            f"SELECT id, COUNT(*) OVER () AS total FROM ({window}) AS ranked"
+            " ORDER BY relevance DESC, created_at DESC, id DESC LIMIT %s OFFSET %s",
+            order,
+        )
         # A window's rank comes before its filters' values in the statement.
-        page_arguments = [*order_arguments, *arguments] if ranked else arguments
         rows = connection.execute(
-            statement, [*page_arguments, limit, (page - 1) * limit, *order_arguments]
+            statement, [query, *window_arguments, limit, (page - 1) * limit, query]
         ).fetchall()
-        if ranked:
+        if rows:
+            total = rows[0][-1]
+        elif page > 1:
+            total = connection.execute(
+                f"SELECT COUNT(*) FROM ({window}) AS ranked", [query, *window_arguments]
+            ).fetchone()[0]
+        else:
+            total = 0
+        if total >= SEARCH_RANK_WINDOW:
+            break
+    return rows, total
+
+
+def list_page(params: dict[str, str], host: str) -> bytes:
+    """The page as JSON: its count (count()), then one statement for the page's ids, their
+    rows and their photos."""
+    page = int(params.get("page", 1))
+    limit = int(params.get("limit", 10))
+    where, arguments = where_clause(params)
+    with connection_pool().connection() as connection:
+        if params.get("q") and not params.get("sort"):
+            rows, total = ranked_rows(connection, params, where, arguments, page=page, limit=limit)
             exact = True
-            if rows:
-                total = rows[0][-1]
-            elif page > 1:
-                total = connection.execute(
-                    f"SELECT COUNT(*) FROM ({window}) AS ranked",
-                    [*order_arguments, *arguments],
-                ).fetchone()[0]
-            else:
-                total = 0
+        else:
+            order = SORTS[params["sort"]] if params.get("sort") else "p.created_at DESC, p.id DESC"
+            total, exact = count(connection, where, arguments)
+            # The page's ids first, from the filters and the order alone (an index where one
+            # serves), then their rows: the platform's deferred join (listings.search.pages).
+            statement = page_statement(
+                f"SELECT p.id, NULL AS total FROM listings_property p WHERE {where}"
+                f" ORDER BY {order} LIMIT %s OFFSET %s",
+                order,
+            )
+            rows = connection.execute(statement, [*arguments, limit, (page - 1) * limit]).fetchall()
     media = f"http://{host}{MEDIA_URL}"
     items = []
     record_start = len(COMMON) + 1

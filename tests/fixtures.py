@@ -7,6 +7,7 @@ The users are User objects of each role: `customer`, `other_customer`, `owner`,
 Helpers to make more users and clients are in tests/support.py.
 """
 
+import datetime
 from email import message_from_bytes
 from email.message import EmailMessage
 from email.policy import default as default_policy
@@ -15,11 +16,14 @@ from pathlib import Path
 import pytest
 from aiosmtpd.controller import Controller
 from django.core.cache import cache
+from django.db import connection
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import Owner, User, UserType
 from bench.servers import free_port
 from config.api.throttling import rate_limiter
+from listings.models import Property
 from tests.factories import CategoryFactory, ListingFactory
 from tests.support import make_user, signed_in_client
 from tests.webhooks.support import Receiver
@@ -157,6 +161,33 @@ def listing(owner_record):
 def category(db):
     """The Residential category."""
     return CategoryFactory(name="Residential", description="Homes to live in.")
+
+
+@pytest.fixture
+def garden_listings(db):
+    """Make a hundred public listings created a minute apart, oldest first, fourteen of
+    them titled "Garden flat" (the others "Loft"): every seventh one (`gathered=False`) or
+    the fourteen oldest (`gathered=True`). The table is analyzed, so that the planner's
+    statistics (and its histogram of creation dates) are theirs. Returns the gardens,
+    oldest first."""
+
+    def make(*, gathered: bool) -> list[Property]:
+        listings = [
+            ListingFactory(
+                title="Garden flat" if (number < 14 if gathered else number % 7 == 6) else "Loft"
+            )
+            for number in range(100)
+        ]
+        start = timezone.now() - datetime.timedelta(days=1)
+        for offset, made in enumerate(listings):
+            Property.objects.filter(pk=made.pk).update(
+                created_at=start + datetime.timedelta(minutes=offset)
+            )
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE listings_property")
+        return [made for made in listings if made.title == "Garden flat"]
+
+    return make
 
 
 @pytest.fixture

@@ -135,3 +135,40 @@ def test_the_baseline_reads_the_same_page_as_the_platform(
     assert {key: value for key, value in raw.items() if key != "properties"} == {
         key: platform[key] for key in raw if key != "properties"
     }
+
+
+@pytest.mark.parametrize("gathered", [False, True])
+@pytest.mark.parametrize("page", ["1", "2"])
+def test_the_baseline_tries_a_recent_slice_as_the_platform_does(
+    baseline_pool,
+    baseline_connection,
+    anonymous_client,
+    garden_listings,
+    settings,
+    monkeypatch,
+    gathered,
+    page,
+):
+    # given a window of two, and fourteen matches among a hundred listings, every seventh
+    # or the oldest
+    settings.SEARCH_RANK_WINDOW = 2
+    monkeypatch.setattr(raw_app, "SEARCH_RANK_WINDOW", 2)
+    garden_listings(gathered=gathered)
+    params = {"q": "garden", "limit": "1", "page": page}
+    where, arguments = raw_app.where_clause(params)
+
+    # when the baseline and the platform are asked for the same page
+    paths = raw_app.window_paths(baseline_connection, where, arguments)
+    raw = orjson.loads(raw_app.list_page(params, "testserver"))
+    response = anonymous_client.get("/api/v1/properties", params)
+
+    # then the baseline, too, tries a recent slice, then every match; and both give the
+    # same listing and the same count
+    assert [path[0].endswith("p.created_at >= %s") for path in paths] == [True, False]
+    assert response.status_code == 200
+    platform = response.json()
+    assert [item["id"] for item in raw["properties"]] == [
+        item["id"] for item in platform["properties"]
+    ]
+    assert (raw["totalItems"], raw["totalItemsExact"]) == (2, True)
+    assert (platform["totalItems"], platform["totalItemsExact"]) == (2, True)

@@ -12,7 +12,8 @@ listings call `listing_search`. Its path, each step in one module:
 3. counting.py: how many (exact up to a limit, then an estimate; groups.py counts public
    searches from groups of listings PostgreSQL keeps, cells.py those on a map box from its
    map cells). A relevance search's window is counted with its page instead (step 4).
-4. pages.py: the page's ids, then their rows (listings.selectors.property_list_rows).
+4. pages.py: the page's ids, then their rows (listings.selectors.property_list_rows);
+   windows.py: how a relevance search finds its window of newest matches.
 5. For viewers who see only public listings, the result, and apart from it the search's
    count (the same for every page and order), are kept in the shared cache of public reads
    (listings.cache) until a write makes them stale.
@@ -21,6 +22,8 @@ listings call `listing_search`. Its path, each step in one module:
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+
+from django.conf import settings
 
 from accounts.models import User
 from listings.cache import public_read
@@ -40,7 +43,7 @@ from listings.search.plans import planned_for_its_values
 from listings.search.query import (
     in_search_order,
     ranks,
-    scored_window,
+    scored_windows,
     search_filtered,
     search_matches,
 )
@@ -118,8 +121,11 @@ def _count_and_page(
     if ranks(params, filtered.db):
         # A relevance search's matches are its window, a few rows whose finding is their
         # cost: scored as they are found, and counted by the statement that reads the page.
-        window = scored_window(filtered, params.text)
-        ids, total = ranked_page_ids(window, offset=offset, limit=limit)
+        # A recent slice's window is the search's when it is full (listings.search.windows).
+        for window in scored_windows(filtered, params.text):
+            ids, total = ranked_page_ids(window, offset=offset, limit=limit)
+            if total >= settings.SEARCH_RANK_WINDOW:
+                break
         return SearchResult(read(ids), total, True, page, limit)
     matches = in_search_order(filtered, params)
     if viewer_sees_only_public(viewer):

@@ -16,8 +16,7 @@ from django.conf import settings
 from django.db import connections
 from django.db.models import F, Func, QuerySet
 
-from listings.models import Property
-from listings.search.counting import SearchCount, estimated_count
+from listings.search.counting import SearchCount
 
 # How many times the even estimate of an index walk's reads is allowed for matches that
 # gather at the far end of the sort order, by the leading sort column. Prices and areas
@@ -86,22 +85,6 @@ def sorts_whole(
     return count.total * count.total < walk
 
 
-def window_sorts_whole(matches: QuerySet, *, window: int) -> bool:
-    """Whether a relevance search's window, its newest `window` matches, is found by sorting
-    every match rather than by walking the date index (listings.search.query.ranked_window).
-
-    Walking reads window * table / matches rows, each read from the table and tested against
-    its search document; sorting reads the matches, found in the text index. By the
-    planner's estimates (close for words: its statistics hold the common ones), the walk
-    is taken when it reads fewer rows. Left to itself, PostgreSQL walks far past that
-    point, as it prices the test of a document like a comparison: "balcony barcelona"
-    (19,000 matches at 1,000,000 listings) walked 54,000 rows in 160 ms; sorted, 45 ms.
-    """
-    matched = estimated_count(matches)
-    table = estimated_count(Property.objects.using(matches.db).all())
-    return matched * matched < window * table
-
-
 def page_ids(
     listings: QuerySet, *, count: SearchCount, offset: int, limit: int, located: bool = False
 ) -> list[str]:
@@ -117,7 +100,7 @@ def ranked_page_ids(window: QuerySet, *, offset: int, limit: int) -> tuple[list[
     many listings its window holds (PostgreSQL).
 
     `window` is the window's rows of (id, created_at, relevance), scored as the window is
-    read (listings.search.query.scored_window); the page is sorted from them in the same
+    read (listings.search.query.scored_windows); the page is sorted from them in the same
     statement, and the window counted beside each id by a window function, which runs
     before the page is cut. Scoring the listings of the window after finding it read each
     of them again by id (a common word at 1,000,000 listings: 10.2 ms against 6.0 ms in one

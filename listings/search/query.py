@@ -6,6 +6,7 @@ search's conditions applied together in one filter() call, and the search's orde
 """
 
 import math
+from dataclasses import replace
 
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
@@ -17,8 +18,9 @@ from django.db.models.lookups import Contains
 from accounts.models import User
 from listings.functions import Folded, InPolygon, TownKey
 from listings.models import SEARCH_CONFIG, SEARCH_FIELDS, Property
-from listings.search.pages import sorted_after_filtering, window_sorts_whole
+from listings.search.pages import sorted_after_filtering
 from listings.search.params import DEFAULT_ORDER, SORTS, Box, Circle, SearchParams
+from listings.search.windows import WindowPath, window_path
 from listings.selectors import property_visible_to
 from listings.text import folded
 
@@ -194,14 +196,16 @@ def relevance(text: str) -> SearchRank:
     return SearchRank(F("search_document"), web_search(text))
 
 
-def newest_first(matches: QuerySet[Property]) -> QuerySet[Property]:
+def newest_first(matches: QuerySet[Property], path: WindowPath) -> QuerySet[Property]:
     """The matches newest first, as a relevance search's window is taken from them
-    (ranked_window): walking the date index, or, when the matches are few, sorting them
-    (listings.search.pages.window_sorts_whole)."""
+    (ranked_window): walking the date index, or sorting them, or those of a recent slice
+    (listings.search.windows)."""
+    if path.since is not None:
+        return sorted_after_filtering(
+            matches.filter(created_at__gte=path.since).order_by(*DEFAULT_ORDER)
+        )
     newest = matches.order_by(*DEFAULT_ORDER)
-    if window_sorts_whole(matches, window=settings.SEARCH_RANK_WINDOW):
-        return sorted_after_filtering(newest)
-    return newest
+    return sorted_after_filtering(newest) if path.sorts else newest
 
 
 def ranked_window(matches: QuerySet[Property], text: str) -> QuerySet[Property]:
@@ -212,9 +216,11 @@ def ranked_window(matches: QuerySet[Property], text: str) -> QuerySet[Property]:
     the date index, checked against the stored search document, or, when they are few, by
     sorting them (newest_first), and only they are ranked. Like a search engine's result
     window, older matches are reached with `sort` or narrower filters (docs/api.md). A page
-    of it is read in one pass over the window instead (scored_window).
+    of it is read in one pass over the window instead (scored_windows).
     """
-    window = newest_first(matches).values("pk")[: settings.SEARCH_RANK_WINDOW]
+    size = settings.SEARCH_RANK_WINDOW
+    path = window_path(matches, window=size, slices=False)
+    window = newest_first(matches, path).values("pk")[:size]
     return (
         Property.objects.filter(pk__in=window)
         .alias(rank=relevance(text))
@@ -222,10 +228,20 @@ def ranked_window(matches: QuerySet[Property], text: str) -> QuerySet[Property]:
     )
 
 
-def scored_window(matches: QuerySet[Property], text: str) -> QuerySet:
+def scored_windows(matches: QuerySet[Property], text: str) -> list[QuerySet]:
     """ranked_window's listings as (id, created_at, relevance) rows, newest first, each
     scored as it is read: what a page of a relevance search is sorted from
     (listings.search.pages.ranked_page_ids), without reading the window's listings again
-    to score them."""
-    scored = newest_first(matches).values_list("pk", "created_at", relevance(text))
-    return scored[: settings.SEARCH_RANK_WINDOW]
+    to score them.
+
+    One queryset, or two: the window among a recent slice of the listings, then among
+    every listing (listings.search.windows); the first that holds a full window is the
+    search's.
+    """
+    size = settings.SEARCH_RANK_WINDOW
+    path = window_path(matches, window=size)
+    paths = [path, replace(path, since=None)] if path.since is not None else [path]
+    return [
+        newest_first(matches, each).values_list("pk", "created_at", relevance(text))[:size]
+        for each in paths
+    ]

@@ -7,6 +7,7 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.db.models import F
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from listings.models import (
@@ -17,9 +18,9 @@ from listings.models import (
     PropertyType,
     TransactionType,
 )
-from listings.search.pages import window_sorts_whole
 from listings.search.params import SORTS, search_params
 from listings.search.query import LOOKUPS, search_filtered
+from listings.search.windows import window_path
 from tests.factories import CategoryFactory, ListingFactory, TypeSpecificRecordFactory
 from tests.properties.support import PROPERTIES_URL, assert_validation_error, ids
 
@@ -430,11 +431,64 @@ def test_filter_q_window_sorts_few_matches_and_walks_the_dates_of_many(anonymous
 
     # then the rare word's matches are sorted (3 x 3 < 2 x 21 rows), the common one's found
     # along the date index (18 x 18 > 2 x 21), and either way the window is the newest two
-    assert window_sorts_whole(matches("garden"), window=2) is True
-    assert window_sorts_whole(matches("terrace"), window=2) is False
+    assert window_path(matches("garden"), window=2).sorts is True
+    assert window_path(matches("terrace"), window=2).sorts is False
     assert ids(rare_page) == [rare[2].id, rare[1].id]
     assert ids(common_page) == [common[17].id, common[16].id]
     assert (rare_page.json()["totalItems"], common_page.json()["totalItems"]) == (2, 2)
+
+
+def window_statements(queries) -> list[str]:
+    """The statements that found a relevance search's window (its page, counted beside)."""
+    return [
+        query["sql"]
+        for query in queries
+        if "search_document" in query["sql"] and "OVER ()" in query["sql"]
+    ]
+
+
+@pytest.mark.postgres_only
+def test_filter_q_window_of_a_full_recent_slice_is_the_newest_matches(
+    anonymous_client, settings, garden_listings
+):
+    # given a window of two, and fourteen matches among a hundred listings, every seventh
+    settings.SEARCH_RANK_WINDOW = 2
+    gardens = garden_listings(gathered=False)
+
+    # when searched by relevance
+    with CaptureQueriesContext(connection) as queries:
+        response = anonymous_client.get(PROPERTIES_URL, {"q": "garden"})
+
+    # then the window came from the listings of a recent slice, full, so no further: the
+    # two newest matches
+    assert response.status_code == 200
+    statements = window_statements(queries)
+    assert len(statements) == 1 and '"created_at" >=' in statements[0], statements
+    assert ids(response) == [gardens[13].id, gardens[12].id]
+    assert (response.json()["totalItems"], response.json()["totalItemsExact"]) == (2, True)
+
+
+@pytest.mark.postgres_only
+@pytest.mark.parametrize("page", [1, 2])
+def test_filter_q_window_past_a_short_recent_slice_comes_from_every_match(
+    anonymous_client, settings, garden_listings, page
+):
+    # given a window of two, and fourteen matches among a hundred listings, the oldest
+    settings.SEARCH_RANK_WINDOW = 2
+    gardens = garden_listings(gathered=True)
+
+    # when a page of a relevance search is read
+    with CaptureQueriesContext(connection) as queries:
+        response = anonymous_client.get(PROPERTIES_URL, {"q": "garden", "limit": 1, "page": page})
+
+    # then the recent slice held too few matches, so the window came from every match:
+    # the two newest, one a page
+    assert response.status_code == 200
+    statements = window_statements(queries)
+    assert len(statements) == 2, statements
+    assert '"created_at" >=' in statements[0] and '"created_at" >=' not in statements[1]
+    assert ids(response) == [gardens[14 - page].id]
+    assert (response.json()["totalItems"], response.json()["totalItemsExact"]) == (2, True)
 
 
 @pytest.mark.postgres_only
