@@ -39,6 +39,7 @@ from django.db.models.functions import Floor
 
 from listings.models import HIDDEN_STATUSES, MapCell, Property
 from listings.search.params import Box, SearchParams
+from listings.search.statistics import TABLE_ROWS
 from listings.triggers import install_sql_file, uninstall_triggers
 
 # The zooms of the stored grids; a cluster at zoom z is added up from the first level at
@@ -323,10 +324,7 @@ def _count_statement(shape: Shape) -> str:
         f"(SELECT COUNT(*) FROM {PROPERTY_TABLE} WHERE {_in_view(shape)} AND {strip})"  # noqa: S608
         for strip in STRIPS
     ]
-    return (
-        f"SELECT {' + '.join(parts)},"  # noqa: S608
-        f" (SELECT reltuples::bigint FROM pg_class WHERE oid = '{PROPERTY_TABLE}'::regclass)"
-    )
+    return f"SELECT {' + '.join(parts)}, {TABLE_ROWS}"
 
 
 def _shape(search: CelledSearch, cells: Inside | None = None) -> Shape:

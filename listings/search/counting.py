@@ -24,6 +24,7 @@ from django.db.models import QuerySet, Value
 
 from listings.search.cells import CelledSearch, celled_count
 from listings.search.groups import GroupedSearch, bounds_statement, outside_parts
+from listings.search.statistics import TABLE_ROWS
 
 # SQLSTATE of a statement cancelled by statement_timeout.
 QUERY_CANCELED = "57014"
@@ -57,8 +58,7 @@ def _count_sql(listings: QuerySet, cap: int | None) -> tuple[str, tuple]:
 # size; the select list is evaluated left to right.
 _SET_TIMEOUT = (
     "SELECT current_setting('statement_timeout'),"
-    " set_config('statement_timeout', %s, true),"
-    " (SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass)"
+    f" set_config('statement_timeout', %s, true), {TABLE_ROWS}"
 )
 
 
@@ -77,7 +77,7 @@ def first_row_within(
     nested = connection.in_atomic_block
     try:
         with transaction.atomic(using=listings.db), connection.cursor() as cursor:
-            cursor.execute(_SET_TIMEOUT, [str(timeout_ms), listings.model._meta.db_table])
+            cursor.execute(_SET_TIMEOUT, [str(timeout_ms)])
             previous, _timeout, table_rows = cursor.fetchone()
             cursor.execute(sql, params)
             row = cursor.fetchone()
@@ -95,9 +95,8 @@ def first_row_with_table_rows(listings: QuerySet, sql: str, params: Sequence) ->
     round trip (PostgreSQL), for statements that cannot run long."""
     with connections[listings.db].cursor() as cursor:
         cursor.execute(
-            f"SELECT *, (SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass)"  # noqa: S608
-            f" FROM ({sql}) AS statement",
-            [listings.model._meta.db_table, *params],
+            f"SELECT *, {TABLE_ROWS} FROM ({sql}) AS statement",  # noqa: S608
+            params,
         )
         *row, table_rows = cursor.fetchone()
     return tuple(row), table_rows
