@@ -23,6 +23,7 @@ from rest_framework.test import APIClient
 from accounts.models import Owner, User, UserType
 from bench.servers import free_port
 from config.api.throttling import rate_limiter
+from demo.bulk import bulk_seed
 from listings.models import Property
 from tests.factories import CategoryFactory, ListingFactory
 from tests.support import make_user, signed_in_client
@@ -243,3 +244,20 @@ def smtp_server(settings):
     settings.MAILERS = smtp_mailers(port)
     yield mailbox
     controller.stop()
+
+
+@pytest.fixture(params=[False, True], ids=["followed", "built after"])
+def bulk_loaded(request, settings, tmp_path):
+    """60 listings written by the bulk seeder's COPY in three batches, the tables PostgreSQL
+    keeps from the listings followed batch by batch by their triggers, or built once after
+    the load (demo.bulk.kept_tables_rebuilt_after; PostgreSQL only, else followed)."""
+    settings.MEDIA_ROOT = str(tmp_path)
+    bulk_seed(
+        count=60,
+        images_per_property=1,
+        batch_size=25,
+        seed=11,
+        workers=0,
+        set_aside_indexes=request.param,
+        progress=False,
+    )

@@ -402,7 +402,8 @@ def test_bulk_mode_adds_to_an_existing_demo_set():
 
 
 def listing_tables_schema() -> list[tuple[str, str]]:
-    """Indexes and constraints of the three tables the bulk mode writes, as PostgreSQL has them."""
+    """Indexes, constraints and triggers of the three tables the bulk mode writes, as
+    PostgreSQL has them."""
     with connection.cursor() as cursor:
         cursor.execute(
             """
@@ -411,6 +412,9 @@ def listing_tables_schema() -> list[tuple[str, str]]:
             UNION ALL
             SELECT conname, pg_get_constraintdef(oid) || ' ' || convalidated FROM pg_constraint
             WHERE conrelid = ANY(%(tables)s::regclass[])
+            UNION ALL
+            SELECT tgname, pg_get_triggerdef(oid) || ' ' || tgenabled::text FROM pg_trigger
+            WHERE tgrelid = ANY(%(tables)s::regclass[]) AND NOT tgisinternal
             ORDER BY 1, 2
             """,
             {"tables": ["listings_property", "listings_type_specific_record", "media_app_image"]},
@@ -419,9 +423,10 @@ def listing_tables_schema() -> list[tuple[str, str]]:
 
 
 @pytest.mark.postgres_only
-def test_bulk_mode_restores_every_index_and_foreign_key_it_set_aside():
-    # given
+def test_bulk_mode_restores_every_index_foreign_key_and_trigger_it_set_aside():
+    # given the listings' triggers among what the bulk mode sets aside
     schema_before = listing_tables_schema()
+    assert "listings_map_cells_insert" in [name for name, _definition in schema_before]
 
     # when
     bulk_seed(

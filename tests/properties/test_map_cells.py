@@ -11,7 +11,6 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 
-from demo.bulk import bulk_seed
 from listings import services
 from listings.models import HIDDEN_STATUSES, MapCell, Property, PropertyStatus, TransactionType
 from listings.search import cells, search_params
@@ -171,11 +170,7 @@ def test_a_cell_emptied_of_its_listings_adds_nothing(anonymous_client, admin):
     assert listing_clusters(viewer=AnonymousUser(), params=params, zoom=5).clusters == []
 
 
-def test_cells_follow_the_bulk_seeders_copy(settings, tmp_path):
-    settings.MEDIA_ROOT = str(tmp_path)
-
-    bulk_seed(count=60, images_per_property=1, seed=11, workers=0, progress=False)
-
+def test_cells_follow_the_bulk_seeders_copy(bulk_loaded):
     assert_cells_are_the_listings()
 
 

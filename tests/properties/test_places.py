@@ -8,7 +8,6 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from demo.bulk import bulk_seed
 from listings import places, services
 from listings.models import HIDDEN_STATUSES, Property, PropertyStatus
 from tests.factories import ListingFactory
@@ -200,11 +199,7 @@ def test_places_follow_every_kind_of_write_to_listings(anonymous_client, admin):
     assert suggested(anonymous_client, "t") == expected_places("t")
 
 
-def test_places_follow_the_bulk_seeders_copy(anonymous_client, settings, tmp_path):
-    settings.MEDIA_ROOT = str(tmp_path)
-
-    bulk_seed(count=60, images_per_property=1, seed=11, workers=0, progress=False)
-
+def test_places_follow_the_bulk_seeders_copy(anonymous_client, bulk_loaded):
     for text in ("a", "m", "s", "val", "bar", "zar"):
         assert suggested(anonymous_client, text, limit=20) == expected_places(text, 20)
 
