@@ -125,7 +125,7 @@ lighthouse: install chromium node
 
 # The bounded load test (docs/reliability.md): gunicorn + PostgreSQL + db_worker, 32 users,
 # 2 minutes, reads and writes; needs a PostgreSQL server (LOAD_DATABASE_SERVER).
-.PHONY: load-test bench bench-matching
+.PHONY: load-test bench bench-replay bench-matching
 load-test: install
 	$(PY) -m tests.load.run $(LOAD_ARGS)
 
@@ -136,6 +136,11 @@ bench: install
 	@command -v wrk >/dev/null || { echo "wrk is missing; installing Debian's package"; \
 	  apt-get install -y -q wrk >/dev/null; }
 	$(PY) -m bench.run --size $(SIZE) $(BENCH_ARGS)
+
+# What a request of each kind costs, replayed in-process after `make bench SIZE=...`:
+# make bench-replay SIZE=1000000 REPLAY_ARGS="--kinds clusters list --rounds 2".
+bench-replay: install
+	$(PY) -m bench.replay --size $(SIZE) $(REPLAY_ARGS)
 
 # The alerts' matching (docs/performance.md): one listing against SEARCHES saved searches.
 SEARCHES ?= 100000

@@ -1,0 +1,145 @@
+"""The benchmark's requests replayed in-process, one at a time: what a request costs.
+
+    python -m bench.replay --size 1000000 --kinds clusters list    # after `make bench`
+
+wrk's figures depend on everything else the machine runs: runs of the same code swing by
+half. A request's CPU is steadier: this replays a kind's request file (written by
+bench.run, under var/bench/<size>/) through the whole Django stack with
+django.test.Client, in this process, against the benchmark's database, with the production
+settings and the cache of public reads off, and prints for each kind the wall time (mean,
+p50, p95) and the CPU per request of this process (Python) and of the PostgreSQL backend
+that served it (read from /proc: the database must run on this machine). Compare two
+versions of the code by replaying them in turn, a few rounds each.
+"""
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """One kind's replay: wall time per request (ms), and CPU per request (ms) of this
+    process and of the PostgreSQL backend (None on another database)."""
+
+    requests: int
+    mean_ms: float
+    p50_ms: float
+    p95_ms: float
+    python_cpu_ms: float
+    database_cpu_ms: float | None
+
+
+def database_cpu_seconds() -> float | None:
+    """CPU time so far of the PostgreSQL backend of the default connection, from /proc."""
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        (pid,) = cursor.fetchone()
+    # Fields 14 and 15 of /proc/<pid>/stat (utime, stime), counted after the command name.
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def replay(client, lines: list[str], *, seed: int = 1) -> Replayed:
+    """Send each request line (a path, then optionally a tab and a bearer token) once, in
+    order; each from an address of its own, as bench/requests.lua sends them. Raises
+    RuntimeError naming the first line not answered 200."""
+    addresses = random.Random(seed)
+    walls = []
+    database_before = database_cpu_seconds()
+    python_before = time.process_time()
+    for line in lines:
+        path, _, token = line.partition("\t")
+        octets = (addresses.randrange(256), addresses.randrange(256), addresses.randrange(1, 255))
+        headers = {"HTTP_X_FORWARDED_FOR": "10.{}.{}.{}".format(*octets)}
+        if token:
+            headers["HTTP_AUTHORIZATION"] = f"Bearer {token}"
+        started = time.perf_counter()
+        response = client.get(path, **headers)
+        walls.append((time.perf_counter() - started) * 1000)
+        if response.status_code != 200:
+            raise RuntimeError(f"{path} answered {response.status_code}")
+    python = time.process_time() - python_before
+    database_after = database_cpu_seconds()
+    count = len(walls)
+    walls.sort()
+    return Replayed(
+        requests=count,
+        mean_ms=statistics.mean(walls),
+        p50_ms=walls[count // 2],
+        p95_ms=walls[int(count * 0.95)],
+        python_cpu_ms=python * 1000 / count,
+        database_cpu_ms=(
+            None if database_before is None else (database_after - database_before) * 1000 / count
+        ),
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size", type=int, default=10_000, help="listings (default 10000)")
+    parser.add_argument("--kinds", nargs="+", default=["list"], help="request kinds, as bench")
+    parser.add_argument("--requests", type=int, default=1000, help="of each kind's file, at most")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument(
+        "--server",
+        default=os.environ.get("BENCH_DATABASE_SERVER", "postgres://root@127.0.0.1:5432"),
+        help="PostgreSQL server URL, without a database name",
+    )
+    arguments = parser.parse_args()
+    directory = ROOT / "var" / "bench" / str(arguments.size)
+    files = {kind: directory / f"{kind.replace(' ', '-')}.txt" for kind in arguments.kinds}
+    missing = [str(path) for path in files.values() if not path.exists()]
+    if missing:
+        raise SystemExit(f"no request file {', '.join(missing)}: run make bench SIZE=... first")
+    os.environ.update(
+        DJANGO_SETTINGS_MODULE="config.settings.production",
+        DATABASE_URL=f"{arguments.server.rstrip('/')}/estate_bench_{arguments.size}",
+        SECRET_KEY="replay-" + "x" * 50,
+        ALLOWED_HOSTS="localhost",
+        SECURE_SSL_REDIRECT="false",
+        SECURE_HSTS_SECONDS="0",
+        PUBLIC_READ_CACHE_SECONDS="0",
+        REDIS_URL=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/7"),
+        # One connection, so that one backend serves every request and its CPU is theirs.
+        DATABASE_POOL_MIN_SIZE="1",
+        DATABASE_POOL_MAX_SIZE="1",
+        # The address each request comes from is the forwarded one, as behind gunicorn.
+        NUM_PROXIES="1",
+    )
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.test import Client
+
+    client = Client(HTTP_HOST="localhost", HTTP_ACCEPT="application/json")
+    for round_number in range(1, arguments.rounds + 1):
+        for kind, path in files.items():
+            lines = [line for line in path.read_text().splitlines() if line]
+            lines = lines[: arguments.requests]
+            # The first requests warm this process's caches and the connection.
+            replay(client, lines[:20], seed=round_number)
+            result = replay(client, lines, seed=round_number)
+            database = "" if result.database_cpu_ms is None else f" + {result.database_cpu_ms:.2f}"
+            print(
+                f"round {round_number} {kind}: {result.requests} requests, mean"
+                f" {result.mean_ms:.2f} ms, p50 {result.p50_ms:.2f}, p95 {result.p95_ms:.2f};"
+                f" CPU a request {result.python_cpu_ms:.2f} ms Python{database} PostgreSQL",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
