@@ -188,9 +188,58 @@ def count(connection, where: str, arguments: list) -> tuple[int, bool]:
         pass
     if counted is not None and counted <= EXACT_COUNT_LIMIT:
         return counted, True
+    return estimate(connection, where, arguments, counted=counted), False
+
+
+def estimate(connection, where: str, arguments: list, *, counted: int | None) -> int:
+    """The planner's estimate of the matches, never below the limit + 1 when they were
+    counted past it (`counted`; None: given up)."""
+    matches = MATCHES.format(where=where)
     plan = connection.execute(f"EXPLAIN (FORMAT JSON) {matches}", arguments).fetchone()[0]
-    estimate = int(plan[0]["Plan"]["Plan Rows"])
-    return (max(estimate, EXACT_COUNT_LIMIT + 1) if counted is not None else estimate), False
+    estimated = int(plan[0]["Plan"]["Plan Rows"])
+    return max(estimated, EXACT_COUNT_LIMIT + 1) if counted is not None else estimated
+
+
+def counted_with_its_page(params: dict[str, str]) -> bool:
+    """Whether the platform reads the search's page and count in one pass: a map search its
+    map cells do not count (listings.search.cells.celled_search), a drawn area or a box with
+    more than a transaction and a kind."""
+    cells_hold = {"bbox", "transactionType", "type", "sort", "page", "limit"}
+    return "polygon" in params or ("bbox" in params and not set(params) <= cells_hold)
+
+
+def counted_rows(
+    connection, where: str, arguments: list, order: str, *, page: int, limit: int
+) -> tuple[list | None, int | None]:
+    """A map search's page of rows and its count from one pass over no more than the limit
+    + 1 matches, within the count's timeout, as the platform reads them
+    (listings.search.pages.counted_page_ids). Rows None: the page is still to be read,
+    past the count (None when it has to be counted on its own: a page past the end)."""
+    page_ids = (
+        "SELECT p.id, COUNT(*) OVER () AS total FROM (SELECT p.id, p.price, p.area,"
+        f" p.created_at FROM listings_property p WHERE {where} LIMIT {EXACT_COUNT_LIMIT + 1})"
+        f" AS p ORDER BY {order} LIMIT %s OFFSET %s"
+    )
+    statements = (
+        "SELECT set_config('statement_timeout', %s, true);"
+        f" {page_statement(page_ids, order)};"
+        " SELECT set_config('statement_timeout', '0', true)"
+    )
+    try:
+        with psycopg.ClientCursor(connection) as cursor:
+            cursor.execute(
+                statements, [str(COUNT_TIMEOUT_MS), *arguments, limit, (page - 1) * limit]
+            )
+            cursor.nextset()
+            rows = cursor.fetchall()
+    except psycopg.errors.QueryCanceled:
+        return None, estimate(connection, where, arguments, counted=None)
+    if not rows:
+        return (None, None) if page > 1 else ([], 0)
+    total = rows[0][-1]
+    if total > EXACT_COUNT_LIMIT:
+        return None, estimate(connection, where, arguments, counted=total)
+    return rows, total
 
 
 def window_paths(connection, where: str, arguments: list) -> list[tuple[str, list, bool]]:
@@ -307,15 +356,26 @@ def list_page(params: dict[str, str], host: str) -> bytes:
             exact = True
         else:
             order = SORTS[params["sort"]] if params.get("sort") else "p.created_at DESC, p.id DESC"
-            total, exact = count(connection, where, arguments)
-            # The page's ids first, from the filters and the order alone (an index where one
-            # serves), then their rows: the platform's deferred join (listings.search.pages).
-            statement = page_statement(
-                f"SELECT p.id, NULL AS total FROM listings_property p WHERE {where}"
-                f" ORDER BY {order} LIMIT %s OFFSET %s",
-                order,
-            )
-            rows = connection.execute(statement, [*arguments, limit, (page - 1) * limit]).fetchall()
+            rows = total = None
+            if counted_with_its_page(params):
+                rows, total = counted_rows(
+                    connection, where, arguments, order, page=page, limit=limit
+                )
+            exact = rows is not None
+            if total is None:
+                total, exact = count(connection, where, arguments)
+            if rows is None:
+                # The page's ids first, from the filters and the order alone (an index where
+                # one serves), then their rows: the platform's deferred join
+                # (listings.search.pages).
+                statement = page_statement(
+                    f"SELECT p.id, NULL AS total FROM listings_property p WHERE {where}"
+                    f" ORDER BY {order} LIMIT %s OFFSET %s",
+                    order,
+                )
+                rows = connection.execute(
+                    statement, [*arguments, limit, (page - 1) * limit]
+                ).fetchall()
     media = f"http://{host}{MEDIA_URL}"
     items = []
     record_start = len(COMMON) + 1

@@ -17,6 +17,8 @@ from tests.factories import ListingFactory
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 
 PUBLIC, _ = raw_app.where_clause({})
+# A drawn area round some of the listings east of the centre of Madrid.
+TRIANGLE = "-3.71,40.41,-3.66,40.41,-3.68,40.43,-3.71,40.41"
 # Each matching row costs 10 ms to test: more than a 1 ms timeout for two rows.
 SLOW = f"{PUBLIC} AND pg_sleep(0.01) IS NOT NULL"
 
@@ -101,6 +103,10 @@ def baseline_pool(baseline_connection, monkeypatch):
         {"q": "terrace", "sort": "-price", "page": "2", "limit": "2"},
         {"polygon": "-3.71,40.41,-3.66,40.41,-3.68,40.43,-3.71,40.41", "limit": "3"},
         {"polygon": "-3.71,40.41,-3.66,40.41,-3.68,40.43,-3.71,40.41", "sort": "price"},
+        {"polygon": TRIANGLE, "sort": "-area", "page": "2", "limit": "2"},
+        {"polygon": TRIANGLE, "page": "9", "limit": "2"},
+        {"bbox": "-3.71,40.40,-3.67,40.43", "minPrice": "110000", "limit": "2"},
+        {"bbox": "-3.71,40.40,-3.67,40.43", "transactionType": "RENT", "page": "2", "limit": "2"},
     ],
 )
 def test_the_baseline_reads_the_same_page_as_the_platform(
@@ -135,6 +141,31 @@ def test_the_baseline_reads_the_same_page_as_the_platform(
     assert {key: value for key, value in raw.items() if key != "properties"} == {
         key: platform[key] for key in raw if key != "properties"
     }
+
+
+@pytest.mark.parametrize("page", ["1", "2"])
+def test_past_the_limit_the_baseline_estimates_a_drawn_area_as_the_platform_does(
+    baseline_pool, anonymous_client, settings, monkeypatch, page
+):
+    # given more listings in a drawn area than the exact-count limit
+    settings.PROPERTY_LIST_EXACT_COUNT_LIMIT = 2
+    monkeypatch.setattr(raw_app, "EXACT_COUNT_LIMIT", 2)
+    ListingFactory.create_batch(5, longitude=-3.68, latitude=40.415)
+    params = {"polygon": TRIANGLE, "limit": "2", "page": page}
+
+    # when the baseline and the platform are asked for the same page
+    raw = orjson.loads(raw_app.list_page(params, "testserver"))
+    response = anonymous_client.get("/api/v1/properties", params)
+
+    # then both give the same listings, and an estimate above the limit
+    assert response.status_code == 200
+    platform = response.json()
+    assert [item["id"] for item in raw["properties"]] == [
+        item["id"] for item in platform["properties"]
+    ]
+    assert len(raw["properties"]) == 2
+    assert (raw["totalItemsExact"], platform["totalItemsExact"]) == (False, False)
+    assert raw["totalItems"] >= 3 and platform["totalItems"] >= 3
 
 
 @pytest.mark.parametrize("gathered", [False, True])
@@ -172,3 +203,31 @@ def test_the_baseline_tries_a_recent_slice_as_the_platform_does(
     ]
     assert (raw["totalItems"], raw["totalItemsExact"]) == (2, True)
     assert (platform["totalItems"], platform["totalItemsExact"]) == (2, True)
+
+
+@pytest.mark.parametrize(
+    ("params", "counted"),
+    [
+        ({"polygon": TRIANGLE}, True),
+        ({"bbox": "-4,40,-3,41", "minPrice": "1"}, True),
+        ({"bbox": "-4,40,-3,41", "transactionType": "RENT", "type": "house", "page": "2"}, False),
+        ({"transactionType": "RENT"}, False),
+    ],
+)
+def test_the_baseline_reads_a_map_search_with_its_count_where_the_platform_does(params, counted):
+    # a drawn area, or a box with filters the map cells do not hold
+    assert raw_app.counted_with_its_page(params) is counted
+
+
+def test_the_baseline_reads_a_drawn_areas_page_and_count_in_one_pass(listings, baseline_connection):
+    # given four public listings in Madrid (and one waiting for approval)
+    where, arguments = raw_app.where_clause({"polygon": "-4,40,-3,40,-3,41,-4,41,-4,40"})
+
+    # when the second page of two is read with its count
+    rows, total = raw_app.counted_rows(
+        baseline_connection, where, arguments, "p.created_at DESC, p.id DESC", page=2, limit=2
+    )
+
+    # then the page's rows each carry the exact count
+    assert total == 4
+    assert [row[-1] for row in rows] == [4, 4]

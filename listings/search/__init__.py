@@ -11,12 +11,13 @@ listings call `listing_search`. Its path, each step in one module:
 2. query.py: the listings the viewer may see that match, in the search's order.
 3. counting.py: how many (exact up to a limit, then an estimate; groups.py counts public
    searches from groups of listings PostgreSQL keeps, cells.py those on a map box from its
-   map cells). A relevance search's window is counted with its page instead (step 4).
+   map cells). A relevance search's window, and a map search the map cells do not count
+   (PostgreSQL), are counted with their page instead (step 4).
 4. pages.py: the page's ids, then their rows (listings.selectors.property_list_rows);
    windows.py: how a relevance search finds its window of newest matches.
 5. For viewers who see only public listings, the result, and apart from it the search's
-   count (the same for every page and order), are kept in the shared cache of public reads
-   (listings.cache) until a write makes them stale.
+   count when it is read on its own (the same for every page and order), are kept in the
+   shared cache of public reads (listings.cache) until a write makes them stale.
 """
 
 import math
@@ -24,13 +25,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from django.conf import settings
+from django.db import connections
 
 from accounts.models import User
 from listings.cache import public_read
 from listings.search.cells import celled_search
 from listings.search.counting import search_count
 from listings.search.groups import grouped_search
-from listings.search.pages import page_ids, ranked_page_ids
+from listings.search.pages import counted_page_ids, page_ids, ranked_page_ids
 from listings.search.params import (
     PARAMETERS,
     SearchParams,
@@ -128,25 +130,31 @@ def _count_and_page(
                 break
         return SearchResult(read(ids), total, True, page, limit)
     matches = in_search_order(filtered, params)
-    if viewer_sees_only_public(viewer):
+    public = viewer_sees_only_public(viewer)
+    celled = celled_search(params) if public else None
+    ids = None
+    if located and celled is None and connections[filtered.db].vendor == "postgresql":
+        # A map search the map cells do not count is sorted from its matches for its page,
+        # which its count reads too: both come from one pass over them.
+        ids, count = counted_page_ids(matches, offset=offset, limit=limit)
+    elif public:
         # A count depends on neither the page nor the order: a visitor paging through a
         # search, or sorting it, asks for the same count again, which is most of what a
         # page costs the database.
         count = public_read(
             ("count", replace(params, sort=None)),
-            lambda: search_count(
-                matches, grouped=grouped_search(params), celled=celled_search(params)
-            ),
+            lambda: search_count(matches, grouped=grouped_search(params), celled=celled),
         )
     else:
         count = search_count(matches, grouped=None)
-    past_the_end = count.exact and offset >= count.total
-    # A page past an estimated total is still read: the estimate may be short.
-    ids = (
-        []
-        if past_the_end
-        else page_ids(matches, count=count, offset=offset, limit=limit, located=located)
-    )
+    if ids is None:
+        past_the_end = count.exact and offset >= count.total
+        # A page past an estimated total is still read: the estimate may be short.
+        ids = (
+            []
+            if past_the_end
+            else page_ids(matches, count=count, offset=offset, limit=limit, located=located)
+        )
     return SearchResult(read(ids), count.total, count.exact, page, limit)
 
 

@@ -12,7 +12,7 @@ A public search whose criteria the trigger-kept groups hold is counted from them
 without a price range. A public search on a map box (with a transaction and a kind at most)
 is counted, exactly, from the map cells (listings.search.cells.celled_count). A count that
 runs into its timeout is rolled back with its own transaction, so its cancellation never
-reaches another statement (first_row_within).
+reaches another statement (rows_within).
 """
 
 from collections.abc import Sequence
@@ -62,11 +62,11 @@ _SET_TIMEOUT = (
 )
 
 
-def first_row_within(
+def rows_within(
     listings: QuerySet, sql: str, params: Sequence, *, timeout_ms: int
-) -> tuple[tuple | None, int | None]:
-    """The first row of a statement given `timeout_ms` to run (PostgreSQL), or None when it
-    took longer and was given up; and the estimated size of the listings table.
+) -> tuple[list[tuple] | None, int | None]:
+    """The rows of a statement given `timeout_ms` to run (PostgreSQL), or None when it took
+    longer and was given up; and the estimated size of the listings table.
 
     The statement runs in a transaction (a savepoint inside an outer one) whose local
     statement timeout ends with it; a cancellation rolls it back, so nothing of it reaches
@@ -80,10 +80,10 @@ def first_row_within(
             cursor.execute(_SET_TIMEOUT, [str(timeout_ms)])
             previous, _timeout, table_rows = cursor.fetchone()
             cursor.execute(sql, params)
-            row = cursor.fetchone()
+            rows = cursor.fetchall()
             if nested:
                 cursor.execute("SELECT set_config('statement_timeout', %s, true)", [previous])
-            return row, table_rows
+            return rows, table_rows
     except OperationalError as error:
         if getattr(error.__cause__, "sqlstate", None) == QUERY_CANCELED:
             return None, None
@@ -120,8 +120,8 @@ def capped_count(listings: QuerySet, cap: int, *, timeout_ms: int = 0) -> Capped
         with connections[listings.db].cursor() as cursor:
             cursor.execute(sql, params)
             return CappedCount(cursor.fetchone()[0])
-    row, table_rows = first_row_within(listings, sql, params, timeout_ms=timeout_ms)
-    return CappedCount(None if row is None else row[0], table_rows)
+    rows, table_rows = rows_within(listings, sql, params, timeout_ms=timeout_ms)
+    return CappedCount(None if rows is None else rows[0][0], table_rows)
 
 
 def estimated_count(listings: QuerySet) -> int:
@@ -134,7 +134,9 @@ def estimated_count(listings: QuerySet) -> int:
     return int(plan[0]["Plan"]["Plan Rows"])
 
 
-def _estimate(listings: QuerySet, *, counted: int | None, table_rows: int | None) -> SearchCount:
+def estimated_search_count(
+    listings: QuerySet, *, counted: int | None, table_rows: int | None
+) -> SearchCount:
     """The count of a search counted past the limit (`counted`) or given up (None)."""
     estimate = estimated_count(listings)
     limit = settings.PROPERTY_LIST_EXACT_COUNT_LIMIT
@@ -143,7 +145,7 @@ def _estimate(listings: QuerySet, *, counted: int | None, table_rows: int | None
     return SearchCount(total, False, table_rows)
 
 
-def _count_matches(listings: QuerySet) -> SearchCount:
+def counted_matches(listings: QuerySet) -> SearchCount:
     """Count the matches themselves, no further than the limit (PostgreSQL: within the
     count's time); the estimate past it."""
     limit = settings.PROPERTY_LIST_EXACT_COUNT_LIMIT
@@ -153,7 +155,7 @@ def _count_matches(listings: QuerySet) -> SearchCount:
     if connections[listings.db].vendor != "postgresql":
         # No estimate here: past the limit, every match is counted.
         return SearchCount(listings.count(), True)
-    return _estimate(listings, counted=counted.matches, table_rows=counted.table_rows)
+    return estimated_search_count(listings, counted=counted.matches, table_rows=counted.table_rows)
 
 
 def grouped_count_statement(
@@ -184,11 +186,12 @@ def _count_from_groups(listings: QuerySet, search: GroupedSearch) -> SearchCount
         # needs no timeout, nor the transaction that holds it (three round trips).
         row, table_rows = first_row_with_table_rows(listings, sql, params)
     else:
-        row, table_rows = first_row_within(
+        rows, table_rows = rows_within(
             listings, sql, params, timeout_ms=settings.PROPERTY_LIST_COUNT_TIMEOUT_MS
         )
+        row = None if rows is None else rows[0]
     if row is None:
-        return _estimate(listings, counted=None, table_rows=None)
+        return estimated_search_count(listings, counted=None, table_rows=None)
     low, high, outside = row
     if low == high:
         return SearchCount(high, True, table_rows)
@@ -215,4 +218,4 @@ def search_count(
         if counted is not None:
             total, table_rows = counted
             return SearchCount(total, True, table_rows)
-    return _count_matches(unordered)
+    return counted_matches(unordered)
