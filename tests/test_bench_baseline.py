@@ -89,6 +89,19 @@ def baseline_pool(baseline_connection, monkeypatch):
     monkeypatch.setattr(raw_app, "connection_pool", lambda: pool)
 
 
+def same_page_of_both(client, params: dict[str, str]) -> tuple[dict, dict]:
+    """The baseline's and the platform's answers to the same page, once both are found to
+    list the same listings in the same order."""
+    raw = orjson.loads(raw_app.list_page(params, "testserver"))
+    response = client.get("/api/v1/properties", params)
+    assert response.status_code == 200
+    platform = response.json()
+    assert [item["id"] for item in raw["properties"]] == [
+        item["id"] for item in platform["properties"]
+    ]
+    return raw, platform
+
+
 @pytest.mark.parametrize(
     "params",
     [
@@ -129,15 +142,10 @@ def test_the_baseline_reads_the_same_page_as_the_platform(
     ListingFactory(status=PropertyStatus.PENDING, title="Pending flat with a terrace")
 
     # when the baseline and the platform are asked for the same page
-    raw = orjson.loads(raw_app.list_page(params, "testserver"))
-    response = anonymous_client.get("/api/v1/properties", params)
+    raw, platform = same_page_of_both(anonymous_client, params)
 
-    # then both give the same listings in the same order, and the same count
-    assert response.status_code == 200
-    platform = response.json()
-    assert [item["id"] for item in raw["properties"]] == [
-        item["id"] for item in platform["properties"]
-    ]
+    # then both give the same listings in the same order (same_page_of_both), and the same
+    # count
     assert {key: value for key, value in raw.items() if key != "properties"} == {
         key: platform[key] for key in raw if key != "properties"
     }
@@ -154,15 +162,9 @@ def test_past_the_limit_the_baseline_estimates_a_drawn_area_as_the_platform_does
     params = {"polygon": TRIANGLE, "limit": "2", "page": page}
 
     # when the baseline and the platform are asked for the same page
-    raw = orjson.loads(raw_app.list_page(params, "testserver"))
-    response = anonymous_client.get("/api/v1/properties", params)
+    raw, platform = same_page_of_both(anonymous_client, params)
 
-    # then both give the same listings, and an estimate above the limit
-    assert response.status_code == 200
-    platform = response.json()
-    assert [item["id"] for item in raw["properties"]] == [
-        item["id"] for item in platform["properties"]
-    ]
+    # then both give the same listings (same_page_of_both), and an estimate above the limit
     assert len(raw["properties"]) == 2
     assert (raw["totalItemsExact"], platform["totalItemsExact"]) == (False, False)
     assert raw["totalItems"] >= 3 and platform["totalItems"] >= 3
@@ -190,17 +192,11 @@ def test_the_baseline_tries_a_recent_slice_as_the_platform_does(
 
     # when the baseline and the platform are asked for the same page
     paths = raw_app.window_paths(baseline_connection, where, arguments)
-    raw = orjson.loads(raw_app.list_page(params, "testserver"))
-    response = anonymous_client.get("/api/v1/properties", params)
+    raw, platform = same_page_of_both(anonymous_client, params)
 
     # then the baseline, too, tries a recent slice, then every match; and both give the
-    # same listing and the same count
+    # same listing (same_page_of_both) and the same count
     assert [path[0].endswith("p.created_at >= %s") for path in paths] == [True, False]
-    assert response.status_code == 200
-    platform = response.json()
-    assert [item["id"] for item in raw["properties"]] == [
-        item["id"] for item in platform["properties"]
-    ]
     assert (raw["totalItems"], raw["totalItemsExact"]) == (2, True)
     assert (platform["totalItems"], platform["totalItemsExact"]) == (2, True)
 

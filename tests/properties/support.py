@@ -2,7 +2,10 @@
 
 import datetime
 
+from django.utils import timezone
+
 from listings.models import Property, PropertyType, TypeSpecificRecord
+from tests.factories import ListingFactory
 
 PROPERTIES_URL = "/api/v1/properties"
 PROBLEM_CONTENT_TYPE = "application/problem+json"
@@ -208,3 +211,14 @@ def assert_validation_error(response, *fields: str) -> dict:
 def ids(response) -> list[str]:
     """The ids of the listings of a GET /properties page, in order."""
     return [item["id"] for item in response.json()["properties"]]
+
+
+def make_listings(count: int, **fields) -> list[Property]:
+    """`count` listings created one second apart, the first the oldest; returned newest first."""
+    start = timezone.now() - datetime.timedelta(days=1)
+    listings = ListingFactory.create_batch(count, **fields)
+    for offset, listing in enumerate(listings):
+        Property.objects.filter(pk=listing.pk).update(
+            created_at=start + datetime.timedelta(seconds=offset)
+        )
+    return list(reversed(listings))

@@ -31,6 +31,7 @@ from tests.properties.support import (
     common_fields,
     ids,
     is_json_number,
+    make_listings,
     records_payload,
 )
 
@@ -41,17 +42,6 @@ SORTED_AFTER_FILTERING = 'COALESCE("listings_property".'
 # A filter that every listing of these tests passes and that listings.groups does not hold:
 # such searches are counted from their matches.
 UNGROUPED = {"minArea": 0}
-
-
-def make_listings(count: int, **fields) -> list[Property]:
-    """`count` listings created one second apart, the first the oldest; returned newest first."""
-    start = timezone.now() - datetime.timedelta(days=1)
-    listings = ListingFactory.create_batch(count, **fields)
-    for offset, listing in enumerate(listings):
-        Property.objects.filter(pk=listing.pk).update(
-            created_at=start + datetime.timedelta(seconds=offset)
-        )
-    return list(reversed(listings))
 
 
 def test_list_envelope_has_exactly_the_documented_keys(anonymous_client):

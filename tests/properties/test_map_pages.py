@@ -1,37 +1,24 @@
 """A map search the map cells do not count (a drawn area, a circle, a box with other filters):
 its page and its count from one pass over its matches (listings.search.pages.counted_page_ids)."""
 
-import datetime
 from decimal import Decimal
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from django.utils import timezone
 
 from listings.models import Property
 from listings.search.counting import SearchCount
 from listings.search.pages import counted_page_ids
 from listings.search.params import SORTS
 from tests.factories import ListingFactory
-from tests.properties.support import PROPERTIES_URL, ids
+from tests.properties.support import PROPERTIES_URL, ids, make_listings
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres_only]
 
 # A drawn area round Madrid, where the factory puts listings, and one far from it.
 AROUND_MADRID = "-4.5,40,-3,40,-3,41,-4.5,41,-4.5,40"
 IN_THE_SEA = "-20,30,-19,30,-19,31,-20,31,-20,30"
-
-
-def make_listings(count: int, **fields) -> list[Property]:
-    """`count` listings in Madrid created one second apart; returned newest first."""
-    start = timezone.now() - datetime.timedelta(days=1)
-    listings = ListingFactory.create_batch(count, **fields)
-    for offset, listing in enumerate(listings):
-        Property.objects.filter(pk=listing.pk).update(
-            created_at=start + datetime.timedelta(seconds=offset)
-        )
-    return list(reversed(listings))
 
 
 @pytest.mark.django_db(transaction=True)
