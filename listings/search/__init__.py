@@ -30,7 +30,7 @@ from django.db import connections
 from accounts.models import User
 from listings.cache import public_read
 from listings.search.cells import celled_search
-from listings.search.counting import search_count
+from listings.search.counting import SearchCount, search_count
 from listings.search.groups import grouped_search
 from listings.search.pages import counted_page_ids, page_ids, ranked_page_ids
 from listings.search.params import (
@@ -90,20 +90,22 @@ def _search(
     filtered = search_filtered(viewer=viewer, params=params)
     located = not (params.box is None and params.circle is None and params.polygon is None)
     if not located:
-        return _count_and_page(
-            viewer=viewer, params=params, filtered=filtered, page=page, limit=limit, read=read
+        ids, count = _count_and_page(
+            viewer=viewer, params=params, filtered=filtered, page=page, limit=limit
         )
-    # Where on the map decides how a map search is best read (listings.search.plans).
-    with planned_for_its_values(filtered.db):
-        return _count_and_page(
-            viewer=viewer,
-            params=params,
-            filtered=filtered,
-            page=page,
-            limit=limit,
-            read=read,
-            located=True,
-        )
+    else:
+        # Where on the map decides how a map search is best found (listings.search.plans);
+        # its listings, read by their ids, are planned the same wherever they are.
+        with planned_for_its_values(filtered.db):
+            ids, count = _count_and_page(
+                viewer=viewer,
+                params=params,
+                filtered=filtered,
+                page=page,
+                limit=limit,
+                located=True,
+            )
+    return SearchResult(read(ids), count.total, count.exact, page, limit)
 
 
 def _count_and_page(
@@ -113,11 +115,10 @@ def _count_and_page(
     filtered,
     page: int,
     limit: int,
-    read: Reader,
     located: bool = False,
-) -> SearchResult:
-    """One page and the count of the search's matches (`filtered`: search_filtered);
-    `located`: a map search (a box, a circle or a drawn area:
+) -> tuple[list[str], SearchCount]:
+    """The ids of one page of the search's matches (`filtered`: search_filtered), in its
+    order, and their count; `located`: a map search (a box, a circle or a drawn area:
     listings.search.pages.sorts_whole)."""
     offset = (page - 1) * limit
     if ranks(params, filtered.db):
@@ -128,7 +129,7 @@ def _count_and_page(
             ids, total = ranked_page_ids(window, offset=offset, limit=limit)
             if total >= settings.SEARCH_RANK_WINDOW:
                 break
-        return SearchResult(read(ids), total, True, page, limit)
+        return ids, SearchCount(total, True)
     matches = in_search_order(filtered, params)
     public = viewer_sees_only_public(viewer)
     celled = celled_search(params) if public else None
@@ -155,7 +156,7 @@ def _count_and_page(
             if past_the_end
             else page_ids(matches, count=count, offset=offset, limit=limit, located=located)
         )
-    return SearchResult(read(ids), count.total, count.exact, page, limit)
+    return ids, count
 
 
 def listing_search(

@@ -13,7 +13,8 @@ asked first (the benchmark's clusters ran at 56 or at 116 requests a second).
 Inside `planned_for_its_values`, PostgreSQL plans every statement for its values
 (plan_cache_mode force_custom_plan), set local to a transaction (or a savepoint) of its
 own, which ends with the block. It costs the planning (a fraction of a millisecond for
-these statements) and two round trips.
+these statements) and two round trips, so only the statements whose plan the values decide
+run inside: a search's rows, read by their ids, are read after the block.
 """
 
 from collections.abc import Iterator

@@ -34,8 +34,8 @@ def test_a_drawn_area_is_counted_and_paged_by_one_statement(anonymous_client):
         )
 
     # then, in the map search's transaction (planned for its values), the page's ids and
-    # the count come from one statement, timed in a savepoint of its own, then the page's
-    # rows
+    # the count come from one statement, timed in a savepoint of its own; the page's rows
+    # are read after it, by their ids, with the plan their statement keeps
     assert response.status_code == 200
     statements = [query["sql"] for query in queries]
     shape = [
@@ -46,8 +46,8 @@ def test_a_drawn_area_is_counted_and_paged_by_one_statement(anonymous_client):
         "COUNT(*) OVER ()",
         "set_config('statement_timeout', '0', true)",
         "RELEASE SAVEPOINT",
-        "FROM listings_property_row WHERE id IN",
         "COMMIT",
+        "FROM listings_property_row WHERE id IN",
     ]
     assert len(statements) == len(shape), [statement[:80] for statement in statements]
     for statement, part in zip(statements, shape, strict=True):
