@@ -111,6 +111,16 @@ def database_ready(server_url: str, name: str, size: int, reseed: bool) -> str:
     return url
 
 
+# How the platform and the baseline are served (bench.servers.gunicorn): one thread per
+# worker, and one connection at a time, which a worker takes only when it is free and closes
+# after its response (no keep-alive). Each request then goes to a free worker, as behind
+# HAProxy, which opens a connection to a node for each request. Kept alive, wrk's
+# connections stayed for the whole run with whichever workers accepted them first, at times all
+# with one: half the machine was measured (text search at 61 to 65 req/s in three of five
+# runs, one core idle; 108 to 125 in five of five one connection at a time).
+SERVING = {"threads": 1, "keep_alive_seconds": 0, "worker_connections": 1}
+
+
 # What the list and detail requests read: loaded into PostgreSQL's buffers before measuring.
 WARM_TABLES = ("listings_property", "listings_type_specific_record", "media_app_image")
 
@@ -487,13 +497,7 @@ def main() -> None:
     }
     platform_base = f"http://127.0.0.1:{arguments.port}"
     raw_base = f"http://127.0.0.1:{arguments.port + 1}"
-    # One thread per worker and long keep-alive: wrk holds its connections for the whole run.
-    serving = {
-        "workers": arguments.workers,
-        "threads": 1,
-        "environment": environment,
-        "keep_alive_seconds": 30,
-    }
+    serving = {**SERVING, "workers": arguments.workers, "environment": environment}
     servers = [gunicorn("bench.raw_app:application", port=arguments.port + 1, **serving)]
     if arguments.nodes:
         # The nodes on the ports after the baseline's, HAProxy on the platform's port.

@@ -20,10 +20,17 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def gunicorn_command(
-    app: str, *, port: int, workers: int, threads: int, keep_alive_seconds: int | None = None
+    app: str,
+    *,
+    port: int,
+    workers: int,
+    threads: int,
+    keep_alive_seconds: int | None = None,
+    worker_connections: int | None = None,
 ) -> list[str]:
     """The command that serves the WSGI application `app` on 127.0.0.1:port with gunicorn:
-    `workers` gthread processes of `threads` threads each."""
+    `workers` gthread processes of `threads` threads each, each process holding at most
+    `worker_connections` connections (gunicorn's default without)."""
     command = [
         sys.executable,
         "-m",
@@ -46,6 +53,8 @@ def gunicorn_command(
     ]
     if keep_alive_seconds is not None:
         command += ["--keep-alive", str(keep_alive_seconds)]
+    if worker_connections is not None:
+        command += ["--worker-connections", str(worker_connections)]
     return command
 
 
@@ -57,6 +66,7 @@ def gunicorn(
     threads: int,
     environment: dict,
     keep_alive_seconds: int | None = None,
+    worker_connections: int | None = None,
 ) -> subprocess.Popen:
     """Serve the WSGI application `app` on 127.0.0.1:port in its own process group
     (gunicorn_command).
@@ -66,7 +76,12 @@ def gunicorn(
     """
     require_free_port(port)
     command = gunicorn_command(
-        app, port=port, workers=workers, threads=threads, keep_alive_seconds=keep_alive_seconds
+        app,
+        port=port,
+        workers=workers,
+        threads=threads,
+        keep_alive_seconds=keep_alive_seconds,
+        worker_connections=worker_connections,
     )
     return subprocess.Popen(command, cwd=ROOT, env=environment, start_new_session=True)
 

@@ -1,10 +1,15 @@
 """How the benchmark and the load test start their servers (bench/servers.py)."""
 
+import http.client
+import os
 import socket
+import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from bench.run import SERVING
 from bench.servers import free_port, gunicorn, require_free_port, stop, wait_until_up
 
 
@@ -12,6 +17,13 @@ def hello(environ, start_response):
     """A WSGI application answering every request with "hello"."""
     start_response("200 OK", [("Content-Type", "text/plain")])
     return [b"hello"]
+
+
+def slow_process_id(environ, start_response):
+    """A WSGI application answering, after a fifth of a second, with its process's id."""
+    time.sleep(0.2)
+    start_response("200 OK", [("Content-Type", "text/plain")])
+    return [str(os.getpid()).encode()]
 
 
 def test_no_server_is_started_on_a_port_something_already_listens_on():
@@ -57,3 +69,40 @@ def test_two_servers_side_by_side_both_serve_and_open_no_control_socket(tmp_path
     finally:
         for server in servers:
             stop(server)
+
+
+def test_the_benchmark_gives_each_request_to_a_free_worker(tmp_path):
+    # given a server of two workers, served as the benchmark serves the platform
+    environment = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    server = gunicorn(
+        "tests.test_bench_servers:slow_process_id",
+        port=port,
+        workers=2,
+        environment=environment,
+        **SERVING,
+    )
+    try:
+        wait_until_up(url)
+
+        # when two clients ask at once, each on an HTTP/1.1 connection of its own that it
+        # would keep open
+        def ask(_client: int) -> tuple[str, str | None]:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            try:
+                connection.request("GET", "/")
+                response = connection.getresponse()
+                return response.read().decode(), response.getheader("Connection")
+            finally:
+                connection.close()
+
+        with ThreadPoolExecutor(max_workers=2) as clients:
+            answers = list(clients.map(ask, range(2)))
+
+        # then each was answered by a worker of its own, which closed the connection after
+        # its response: no worker holds a connection while another is free
+        assert len({process for process, _connection in answers}) == 2, answers
+        assert [connection for _process, connection in answers] == ["close", "close"]
+    finally:
+        stop(server)
