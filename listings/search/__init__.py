@@ -20,6 +20,7 @@ listings call `listing_search`. Its path, each step in one module:
    shared cache of public reads (listings.cache) until a write makes them stale.
 """
 
+import contextlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -89,22 +90,18 @@ def _search(
 ) -> SearchResult:
     filtered = search_filtered(viewer=viewer, params=params)
     located = not (params.box is None and params.circle is None and params.polygon is None)
-    if not located:
+    # Where on the map decides how a map search is best found (listings.search.plans); its
+    # listings, read by their ids, are planned the same wherever they are.
+    planned = planned_for_its_values(filtered.db) if located else contextlib.nullcontext()
+    with planned:
         ids, count = _count_and_page(
-            viewer=viewer, params=params, filtered=filtered, page=page, limit=limit
+            viewer=viewer,
+            params=params,
+            filtered=filtered,
+            page=page,
+            limit=limit,
+            located=located,
         )
-    else:
-        # Where on the map decides how a map search is best found (listings.search.plans);
-        # its listings, read by their ids, are planned the same wherever they are.
-        with planned_for_its_values(filtered.db):
-            ids, count = _count_and_page(
-                viewer=viewer,
-                params=params,
-                filtered=filtered,
-                page=page,
-                limit=limit,
-                located=True,
-            )
     return SearchResult(read(ids), count.total, count.exact, page, limit)
 
 
