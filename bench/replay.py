@@ -10,14 +10,22 @@ settings and the cache of public reads off, and prints for each kind the wall ti
 p50, p95) and the CPU per request of this process (Python) and of the PostgreSQL backend
 that served it (read from /proc: the database must run on this machine). Compare two
 versions of the code by replaying them in turn, a few rounds each.
+
+With --statements, a second pass over the same requests times each database call apart
+(Django's execute_wrapper) and prints, for each kind, the statements that took the most
+time: their shape (the statement with its literal values taken out), how many a request
+runs and the milliseconds a request spends waiting for them. The timing adds its own cost,
+so the first pass's figures are measured without it.
 """
 
 import argparse
 import os
 import random
+import re
 import statistics
 import sys
 import time
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,14 +59,12 @@ def database_cpu_seconds() -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def replay(client, lines: list[str], *, seed: int = 1) -> Replayed:
+def send(client, lines: list[str], *, seed: int = 1) -> list[float]:
     """Send each request line (a path, then optionally a tab and a bearer token) once, in
-    order; each from an address of its own, as bench/requests.lua sends them. Raises
-    RuntimeError naming the first line not answered 200."""
+    order, each from an address of its own, as bench/requests.lua sends them; the wall time
+    of each (ms). Raises RuntimeError naming the first line not answered 200."""
     addresses = random.Random(seed)
     walls = []
-    database_before = database_cpu_seconds()
-    python_before = time.process_time()
     for line in lines:
         path, _, token = line.partition("\t")
         octets = (addresses.randrange(256), addresses.randrange(256), addresses.randrange(1, 255))
@@ -70,6 +76,15 @@ def replay(client, lines: list[str], *, seed: int = 1) -> Replayed:
         walls.append((time.perf_counter() - started) * 1000)
         if response.status_code != 200:
             raise RuntimeError(f"{path} answered {response.status_code}")
+    return walls
+
+
+def replay(client, lines: list[str], *, seed: int = 1) -> Replayed:
+    """Send the request lines (send) and read what they cost: their wall times, and the CPU
+    this process and its PostgreSQL backend spent on them."""
+    database_before = database_cpu_seconds()
+    python_before = time.process_time()
+    walls = send(client, lines, seed=seed)
     python = time.process_time() - python_before
     database_after = database_cpu_seconds()
     count = len(walls)
@@ -86,12 +101,64 @@ def replay(client, lines: list[str], *, seed: int = 1) -> Replayed:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class StatementTime:
+    """The statements of one shape a replay ran: how many a request, and the wall time a
+    request spent in them (ms), from the call to its return."""
+
+    shape: str
+    per_request: float
+    ms_per_request: float
+
+
+# Quoted literals ('Madrid', '{1,2}'), savepoint names and numbers not part of a name.
+LITERAL = re.compile(r"'(?:[^']|'')*'")
+SAVEPOINT = re.compile(r'"s\d+_x\d+"')
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?\b")
+
+
+def statement_shape(sql: str) -> str:
+    """A statement with its literal values taken out, so that the statements a kind's
+    requests run group by what they do rather than by the values they were given."""
+    return NUMBER.sub("N", SAVEPOINT.sub('"savepoint"', LITERAL.sub("?", sql)))
+
+
+def statement_times(client, lines: list[str], *, seed: int = 1) -> list[StatementTime]:
+    """Send the request lines (send) timing each database call, and sum the calls by
+    statement_shape: the shapes that took the most time first."""
+    calls: dict[str, list] = defaultdict(lambda: [0, 0.0])
+
+    def timed(execute, sql, params, many, context):
+        started = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            entry = calls[statement_shape(sql)]
+            entry[0] += 1
+            entry[1] += time.perf_counter() - started
+
+    with connection.execute_wrapper(timed):
+        count = len(send(client, lines, seed=seed))
+    times = [
+        StatementTime(shape, number / count, seconds * 1000 / count)
+        for shape, (number, seconds) in calls.items()
+    ]
+    return sorted(times, key=lambda each: (-each.ms_per_request, each.shape))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", type=int, default=10_000, help="listings (default 10000)")
     parser.add_argument("--kinds", nargs="+", default=["list"], help="request kinds, as bench")
     parser.add_argument("--requests", type=int, default=1000, help="of each kind's file, at most")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument(
+        "--statements",
+        type=int,
+        default=0,
+        metavar="N",
+        help="then print the N statement shapes that took each kind's requests the most time",
+    )
     parser.add_argument(
         "--server",
         default=os.environ.get("BENCH_DATABASE_SERVER", "postgres://root@127.0.0.1:5432"),
@@ -139,6 +206,20 @@ def main() -> None:
                 f" CPU a request {result.python_cpu_ms:.2f} ms Python{database} PostgreSQL",
                 flush=True,
             )
+            if arguments.statements:
+                times = statement_times(client, lines, seed=round_number)
+                print(
+                    f"  statements: {sum(each.per_request for each in times):.2f} a request,"
+                    f" {sum(each.ms_per_request for each in times):.2f} ms a request,"
+                    f" {len(times)} shapes; the slowest:",
+                    flush=True,
+                )
+                for each in times[: arguments.statements]:
+                    print(
+                        f"  {each.ms_per_request:6.2f} ms a request, {each.per_request:5.2f}"
+                        f" a request: {each.shape[:160]}",
+                        flush=True,
+                    )
 
 
 if __name__ == "__main__":

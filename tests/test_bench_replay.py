@@ -1,10 +1,12 @@
 """bench/replay.py: the benchmark's requests replayed in-process, and what they cost."""
 
+from collections import Counter
+
 import pytest
 from django.db import connection
 from django.test import Client
 
-from bench.replay import replay
+from bench.replay import replay, send, statement_shape, statement_times
 from tests.factories import ListingFactory
 
 pytestmark = pytest.mark.django_db
@@ -28,3 +30,43 @@ def test_a_replay_sends_each_request_once_and_reads_the_cpu_it_took():
 def test_a_request_not_answered_200_stops_the_replay_naming_it():
     with pytest.raises(RuntimeError, match=r"^/api/v1/properties/missing answered 404$"):
         replay(Client(), ["/api/v1/properties?page=1", "/api/v1/properties/missing"])
+
+
+def test_statement_shapes_leave_out_literal_values_and_savepoint_names():
+    # given a statement with numbers, quoted values (one with a quote) and an array
+    statement = (
+        'SELECT "column_0" FROM listings_property WHERE latitude >= 40.28 AND longitude <= -3.7'
+        " AND municipality = 'L''Hospitalet' AND row = ANY('{1833,1834}'::int2[]) LIMIT 10001"
+    )
+
+    # then its shape keeps its words and names, and the savepoint's name is left out
+    assert statement_shape(statement) == (
+        'SELECT "column_0" FROM listings_property WHERE latitude >= N AND longitude <= N'
+        " AND municipality = ? AND row = ANY(?::int2[]) LIMIT N"
+    )
+    assert statement_shape('RELEASE SAVEPOINT "s1402511_x164"') == 'RELEASE SAVEPOINT "savepoint"'
+
+
+def test_statement_times_count_each_shape_a_request_runs():
+    # given listings, and the statements two requests for a page of them run
+    ListingFactory.create_batch(3)
+    lines = ["/api/v1/properties?page=1&limit=2", "/api/v1/properties?page=1&limit=2"]
+    statements = []
+
+    def record(execute, sql, params, many, context):
+        statements.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(record):
+        send(Client(), lines[:1])
+    shapes = Counter(statement_shape(sql) for sql in statements)
+
+    # when both are replayed with each statement timed
+    times = statement_times(Client(), lines)
+
+    # then each shape is there as often a request as one request ran it, slowest first
+    assert {each.shape: each.per_request for each in times} == dict(shapes)
+    assert all(each.ms_per_request > 0 for each in times)
+    assert [each.ms_per_request for each in times] == sorted(
+        (each.ms_per_request for each in times), reverse=True
+    )
