@@ -14,8 +14,9 @@
   (29,000 matches) 53 to 76 ms against 110 to 156 ms sorted whole, "pool madrid" (28,000)
   87 to 95 ms against 174 to 196 ms (in-process, on a slow machine: docs/performance.md).
 
-The planner's estimates of the matches (close for words: its statistics keep the common
-ones) and of the table weigh the paths. Left to itself, PostgreSQL walks far past the point
+The planner's estimate of the matches (close for words: its statistics keep the common
+ones) and its figure of the table's size (pg_class.reltuples, read without planning a
+statement) weigh the paths. Left to itself, PostgreSQL walks far past the point
 where sorting reads less, as it prices the test of a document like a comparison ("balcony
 barcelona", 19,000 matches: walked 54,000 listings in 160 ms; sorted, 45 ms).
 
@@ -37,6 +38,7 @@ from django.db.models import QuerySet
 
 from listings.models import Property
 from listings.search.counting import estimated_count
+from listings.search.statistics import table_rows
 
 # How many windows of matches a recent slice is cut to hold if they are spread evenly
 # over creation dates: the room for them to gather in older listings.
@@ -62,7 +64,7 @@ def window_path(matches: QuerySet, *, window: int, slices: bool = True) -> Windo
     reads from the table (in listings) at the planner's estimates; `slices`: whether a
     recent slice may be tried first (its reader must know whether its window came full)."""
     matched = max(1, estimated_count(matches))
-    table = max(1, estimated_count(Property.objects.using(matches.db).all()))
+    table = max(1, table_rows(matches.db))
     walk = window * table / matched
     whole = matched
     slice_rows = SLICE_MARGIN * window * table / matched
