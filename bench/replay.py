@@ -118,9 +118,11 @@ NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?\b")
 
 
 def statement_shape(sql: str) -> str:
-    """A statement with its literal values taken out, so that the statements a kind's
-    requests run group by what they do rather than by the values they were given."""
-    return NUMBER.sub("N", SAVEPOINT.sub('"savepoint"', LITERAL.sub("?", sql)))
+    """A statement with its literal values taken out and its white space folded, on one
+    line, so that the statements a kind's requests run group by what they do rather than
+    by the values they were given."""
+    unquoted = " ".join(LITERAL.sub("?", sql).split())
+    return NUMBER.sub("N", SAVEPOINT.sub('"savepoint"', unquoted))
 
 
 def statement_times(client, lines: list[str], *, seed: int = 1) -> list[StatementTime]:

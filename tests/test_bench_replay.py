@@ -33,18 +33,23 @@ def test_a_request_not_answered_200_stops_the_replay_naming_it():
 
 
 def test_statement_shapes_leave_out_literal_values_and_savepoint_names():
-    # given a statement with numbers, quoted values (one with a quote) and an array
+    # given statements with numbers, quoted values (one with a quote), an array, a
+    # savepoint's name and lines
     statement = (
         'SELECT "column_0" FROM listings_property WHERE latitude >= 40.28 AND longitude <= -3.7'
         " AND municipality = 'L''Hospitalet' AND row = ANY('{1833,1834}'::int2[]) LIMIT 10001"
     )
 
-    # then its shape keeps its words and names, and the savepoint's name is left out
+    # then their shapes keep their words and names, on one line, without the values or the
+    # savepoint's name
     assert statement_shape(statement) == (
         'SELECT "column_0" FROM listings_property WHERE latitude >= N AND longitude <= N'
         " AND municipality = ? AND row = ANY(?::int2[]) LIMIT N"
     )
     assert statement_shape('RELEASE SAVEPOINT "s1402511_x164"') == 'RELEASE SAVEPOINT "savepoint"'
+    assert statement_shape("\nSELECT name\n  FROM places WHERE name LIKE 'a  b%'\n") == (
+        "SELECT name FROM places WHERE name LIKE ?"
+    )
 
 
 def test_statement_times_count_each_shape_a_request_runs():
