@@ -1,4 +1,4 @@
-"""The planner's estimate of the listings table's size, read inside other statements.
+"""The planner's figure of the listings table's size, read inside other statements or alone.
 
 `TABLE_ROWS` is a subquery of pg_class.reltuples (as of the last VACUUM or ANALYZE; -1
 before the table's first): what the page reader weighs an index walk against
