@@ -6,7 +6,7 @@ index entries at 1,000,000 listings: 300 ms); added up from the cells it takes 6
 city's view 20 to 40 ms, and the benchmark's `clusters` (a third whole-country views) went
 from 6 to about 150 requests a second (docs/performance.md). Triggers on the listings table
 keep, in listings_mapcell, the public listings of each transaction and kind in the cells of
-three grids, at the zooms of MAP_CELL_LEVELS (listings/sql/map_cells.sql): their count, the
+four grids, at the zooms of MAP_CELL_LEVELS (listings/sql/map_cells.sql): their count, the
 sums of their coordinates, their bounds and lowest price. A grid's cell at zoom z is
 exactly 2^(level - z) by 2^(level - z) cells of a finer level (the sizes are 90 / 2^zoom:
 halving a size is exact in floating point, and so is the floor of the finer cell's
@@ -44,8 +44,16 @@ from listings.triggers import install_sql_file, uninstall_triggers
 
 # The zooms of the stored grids; a cluster at zoom z is added up from the first level at
 # or past z. Changing them means changing the SQL file too (a test compares), and a
-# migration that runs it again.
-MAP_CELL_LEVELS = (9, 12, 15)
+# migration that runs it again. Zoom 13 has a grid of its own: added up from zoom 15's, a
+# city's view read 16 cells a cluster (17,500 for a view of Barcelona at 1,000,000
+# listings); the benchmark's zoom-13 views took 10.5 to 14.3 ms a statement that way,
+# 8.0 to 11.3 ms from their own grid (three alternating rounds).
+MAP_CELL_LEVELS = (9, 12, 13, 15)
+# The grids a box's count is added up from. Not zoom 13's: a box that zoom 12's cells
+# cover too little of is counted from zoom 15's, whose strips along the box's edges are a
+# quarter as wide (from zoom 13's, which half of the benchmark's boxes then chose, a count
+# took 4.41 to 4.72 ms against 4.09 to 4.52, four alternating rounds).
+COUNT_LEVELS = (9, 12, 15)
 SQL_FILE = Path(__file__).resolve().parent.parent / "sql" / "map_cells.sql"
 # How far (relative to the coordinate) a view's edge must lie outside a cell for the cell to
 # be inside the view: far more than floating point's rounding (2e-16), far less than a
@@ -397,7 +405,7 @@ def celled_count(search: CelledSearch, *, database: str) -> tuple[int, int] | No
     if search.box is None:
         return None
     # The coarsest grid whose inside cells cover most of the box: the fewest cells to add.
-    for level in MAP_CELL_LEVELS:
+    for level in COUNT_LEVELS:
         size = cell_size(level)
         cells = inside(search.box, size)
         if cells is not None and worth_it(search.box, cells, size):

@@ -1,4 +1,4 @@
--- The public listings counted in the cells of two map grids (listings_mapcell), for map
+-- The public listings counted in the cells of four map grids (listings_mapcell), for map
 -- clusters zoomed out (listings/search/clusters.py), kept by PostgreSQL itself as the places
 -- are (places.sql): statement-level triggers on the listings table add every written
 -- statement's changes in that statement, whichever way listings are written.
@@ -46,7 +46,7 @@ BEGIN
            max(changed.longitude) FILTER (WHERE changed.change > 0),
            max(changed.latitude) FILTER (WHERE changed.change > 0),
            min(changed.price) FILTER (WHERE changed.change > 0)
-    FROM (%s) AS changed CROSS JOIN (VALUES (9), (12), (15)) AS grid (level)
+    FROM (%s) AS changed CROSS JOIN (VALUES (9), (12), (13), (15)) AS grid (level)
     WHERE changed.status NOT IN ('PENDING', 'SUSPENDED')
     GROUP BY 1, 2, 3, 4, 5
     ORDER BY 1, 2, 3, 4, 5
@@ -77,7 +77,7 @@ BEGIN
              floor(old_rows.latitude / listings_map_cell_size(grid.level))::integer AS cell_row,
              floor(old_rows.longitude / listings_map_cell_size(grid.level))::integer
                AS cell_column
-      FROM old_rows CROSS JOIN (VALUES (9), (12), (15)) AS grid (level)
+      FROM old_rows CROSS JOIN (VALUES (9), (12), (13), (15)) AS grid (level)
       WHERE old_rows.status NOT IN ('PENDING', 'SUSPENDED')
     ) AS removed
       ON touched.level = removed.level AND touched."row" = removed.cell_row
@@ -155,6 +155,6 @@ SELECT grid.level,
        count(*), sum(listing.latitude), sum(listing.longitude),
        min(listing.longitude), min(listing.latitude), max(listing.longitude),
        max(listing.latitude), min(listing.price)
-FROM listings_property AS listing CROSS JOIN (VALUES (9), (12), (15)) AS grid (level)
+FROM listings_property AS listing CROSS JOIN (VALUES (9), (12), (13), (15)) AS grid (level)
 WHERE listing.status NOT IN ('PENDING', 'SUSPENDED')
 GROUP BY 1, 2, 3, 4, 5;
