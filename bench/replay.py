@@ -15,10 +15,12 @@ With --statements, a second pass over the same requests times each database call
 (Django's execute_wrapper) and prints, for each kind, the statements that took the most
 time: their shape (the statement with its literal values taken out), how many a request
 runs and the milliseconds a request spends waiting for them. The timing adds its own cost,
-so the first pass's figures are measured without it.
+so the first pass's figures are measured without it. With --slowest, each kind's slowest
+requests of the round are printed too, with their wall time: where a kind's tail comes from.
 """
 
 import argparse
+import heapq
 import os
 import random
 import re
@@ -45,6 +47,8 @@ class Replayed:
     p95_ms: float
     python_cpu_ms: float
     database_cpu_ms: float | None
+    # The slowest requests, slowest first: wall time (ms) and path (replay's `slowest`).
+    slowest: tuple[tuple[float, str], ...] = ()
 
 
 def database_cpu_seconds() -> float | None:
@@ -79,15 +83,17 @@ def send(client, lines: list[str], *, seed: int = 1) -> list[float]:
     return walls
 
 
-def replay(client, lines: list[str], *, seed: int = 1) -> Replayed:
+def replay(client, lines: list[str], *, seed: int = 1, slowest: int = 0) -> Replayed:
     """Send the request lines (send) and read what they cost: their wall times, and the CPU
-    this process and its PostgreSQL backend spent on them."""
+    this process and its PostgreSQL backend spent on them; and the `slowest` requests."""
     database_before = database_cpu_seconds()
     python_before = time.process_time()
     walls = send(client, lines, seed=seed)
     python = time.process_time() - python_before
     database_after = database_cpu_seconds()
     count = len(walls)
+    paths = [line.partition("\t")[0] for line in lines]
+    slowest_requests = tuple(heapq.nlargest(slowest, zip(walls, paths, strict=True)))
     walls.sort()
     return Replayed(
         requests=count,
@@ -98,6 +104,7 @@ def replay(client, lines: list[str], *, seed: int = 1) -> Replayed:
         database_cpu_ms=(
             None if database_before is None else (database_after - database_before) * 1000 / count
         ),
+        slowest=slowest_requests,
     )
 
 
@@ -162,6 +169,13 @@ def main() -> None:
         help="then print the N statement shapes that took each kind's requests the most time",
     )
     parser.add_argument(
+        "--slowest",
+        type=int,
+        default=0,
+        metavar="N",
+        help="print each kind's N slowest requests of the round, with their wall time",
+    )
+    parser.add_argument(
         "--server",
         default=os.environ.get("BENCH_DATABASE_SERVER", "postgres://root@127.0.0.1:5432"),
         help="PostgreSQL server URL, without a database name",
@@ -200,7 +214,7 @@ def main() -> None:
             lines = lines[: arguments.requests]
             # The first requests warm this process's caches and the connection.
             replay(client, lines[:20], seed=round_number)
-            result = replay(client, lines, seed=round_number)
+            result = replay(client, lines, seed=round_number, slowest=arguments.slowest)
             database = "" if result.database_cpu_ms is None else f" + {result.database_cpu_ms:.2f}"
             print(
                 f"round {round_number} {kind}: {result.requests} requests, mean"
@@ -208,6 +222,8 @@ def main() -> None:
                 f" CPU a request {result.python_cpu_ms:.2f} ms Python{database} PostgreSQL",
                 flush=True,
             )
+            for wall, path in result.slowest:
+                print(f"  {wall:8.2f} ms  {path}", flush=True)
             if arguments.statements:
                 times = statement_times(client, lines, seed=round_number)
                 print(

@@ -6,8 +6,10 @@ import pytest
 from django.db import connection
 from django.test import Client
 
+from accounts.services import access_token_issue
 from bench.replay import replay, send, statement_shape, statement_times
 from tests.factories import ListingFactory
+from tests.support import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -25,6 +27,33 @@ def test_a_replay_sends_each_request_once_and_reads_the_cpu_it_took():
     assert 0 < result.p50_ms <= result.p95_ms
     assert result.python_cpu_ms > 0
     assert (result.database_cpu_ms is not None) == (connection.vendor == "postgresql")
+
+
+def test_a_replay_names_its_slowest_requests_by_path_without_their_tokens():
+    # given listings and three request lines, one signed in with a bearer token
+    ListingFactory.create_batch(3)
+    token, _access_token = access_token_issue(user=make_user())
+    lines = [
+        "/api/v1/properties?page=1&limit=2",
+        "/api/v1/places?q=ma",
+        f"/api/v1/favorites\t{token}",
+    ]
+
+    # when they are replayed asking for the three slowest, then for the slowest
+    result = replay(Client(), lines, slowest=3)
+    slowest = replay(Client(), lines, slowest=1).slowest
+
+    # then each is named by its path alone, slowest first, with the replay's wall times
+    assert {path for _wall, path in result.slowest} == {
+        "/api/v1/properties?page=1&limit=2",
+        "/api/v1/places?q=ma",
+        "/api/v1/favorites",
+    }
+    walls = [wall for wall, _path in result.slowest]
+    assert walls == sorted(walls, reverse=True)
+    assert walls[0] >= result.p95_ms > 0
+    assert len(slowest) == 1
+    assert replay(Client(), lines).slowest == ()
 
 
 def test_a_request_not_answered_200_stops_the_replay_naming_it():
