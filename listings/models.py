@@ -490,7 +490,8 @@ class Place(models.Model):
 class MapCell(models.Model):
     """The public listings of one transaction and kind in one cell of a stored map grid, so
     that a map's clusters zoomed out are added up from cells instead of read from up to
-    every listing (listings.search.clusters, docs/performance.md).
+    every listing (listings.search.clusters, docs/performance.md). Each cell also has a row
+    for each of its transactions whatever the kind, and one for all its listings.
 
     Kept by PostgreSQL itself, like Place: triggers on the listings table add every written
     listing's change in the same statement (listings/sql/map_cells.sql). A cell whose
@@ -504,8 +505,10 @@ class MapCell(models.Model):
     # floor(latitude / size) and floor(longitude / size).
     row = models.IntegerField()
     column = models.IntegerField()
+    # "*" (listings.search.cells.ANY) in the row of every transaction and kind of the cell.
     transaction_type = models.CharField(max_length=4)
-    # "" for listings without a kind yet.
+    # "" for listings without a kind yet; "*" in the rows of every kind of a transaction,
+    # and of every transaction and kind.
     kind = models.CharField(max_length=11)
     listings = models.IntegerField()
     # Their latitudes and longitudes added up: the cluster's mean point.

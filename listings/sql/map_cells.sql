@@ -3,6 +3,11 @@
 -- are (places.sql): statement-level triggers on the listings table add every written
 -- statement's changes in that statement, whichever way listings are written.
 --
+-- A cell is kept for each transaction and kind of its listings, and rolled up: for each
+-- transaction whatever the kind (kind '*'), and for any transaction and kind (both '*'),
+-- so that a view filtered on a transaction alone, or on nothing, reads one row a cell
+-- (listings.search.cells.ANY).
+--
 -- A grid's level is a map zoom: its cells are 90 / 2^level degrees square, and a listing
 -- lies in the cell (floor(latitude / size), floor(longitude / size)), as the clusters
 -- compute it. The levels are listings.search.clusters.MAP_CELL_LEVELS (a test compares).
@@ -19,7 +24,8 @@ $$;
 -- cells: counts and coordinate sums add up; the bounds and the lowest price widen with what
 -- is added. What is removed cannot narrow them, so the cells whose bounds or lowest price a
 -- removed listing was on are computed again from the listings (the statement's rows are
--- already written when this runs). Cells are written in key order, so that concurrent
+-- already written when this runs), and then the rolled-up rows of the cells it left from
+-- their cells' other rows. Cells are written in key order, so that concurrent
 -- writers lock shared cells in the same order. A cell left with no listing stays, empty.
 CREATE OR REPLACE FUNCTION listings_map_cells_follow() RETURNS trigger
 LANGUAGE plpgsql AS $function$
@@ -38,7 +44,7 @@ BEGIN
     SELECT grid.level,
            floor(changed.latitude / listings_map_cell_size(grid.level))::integer,
            floor(changed.longitude / listings_map_cell_size(grid.level))::integer,
-           changed.transaction_type, coalesce(changed.kind, ''),
+           rollup.transaction_type, rollup.kind,
            sum(changed.change), sum(changed.change * changed.latitude),
            sum(changed.change * changed.longitude),
            min(changed.longitude) FILTER (WHERE changed.change > 0),
@@ -47,6 +53,8 @@ BEGIN
            max(changed.latitude) FILTER (WHERE changed.change > 0),
            min(changed.price) FILTER (WHERE changed.change > 0)
     FROM (%s) AS changed CROSS JOIN (VALUES (9), (12), (13), (15)) AS grid (level)
+    CROSS JOIN LATERAL (VALUES (changed.transaction_type, coalesce(changed.kind, '')),
+      (changed.transaction_type, '*'), ('*', '*')) AS rollup (transaction_type, kind)
     WHERE changed.status NOT IN ('PENDING', 'SUSPENDED')
     GROUP BY 1, 2, 3, 4, 5
     ORDER BY 1, 2, 3, 4, 5
@@ -111,6 +119,38 @@ BEGIN
   WHERE cell.level = stale.level AND cell."row" = stale."row"
     AND cell."column" = stale."column" AND cell.transaction_type = stale.transaction_type
     AND cell.kind = stale.kind;
+  -- The rolled-up rows of the cells listings left, from the cell's rows of each transaction
+  -- and kind, made right just above: a dozen rows, where the listings of a dense cell of
+  -- zoom 9 are 89,000 (0.46 s against 0.05 s for the write of its cheapest).
+  UPDATE listings_mapcell AS cell
+  SET west = fresh.west, south = fresh.south, east = fresh.east, north = fresh.north,
+      lowest_price = fresh.lowest_price,
+      latitude_sum = fresh.latitude_sum, longitude_sum = fresh.longitude_sum
+  FROM (
+    SELECT DISTINCT grid.level,
+           floor(old_rows.latitude / listings_map_cell_size(grid.level))::integer AS "row",
+           floor(old_rows.longitude / listings_map_cell_size(grid.level))::integer AS "column",
+           rollup.transaction_type, '*' AS kind
+    FROM old_rows CROSS JOIN (VALUES (9), (12), (13), (15)) AS grid (level)
+    CROSS JOIN LATERAL (VALUES (old_rows.transaction_type), ('*')) AS rollup (transaction_type)
+    WHERE old_rows.status NOT IN ('PENDING', 'SUSPENDED')
+    ORDER BY 1, 2, 3, 4
+  ) AS rolled
+  CROSS JOIN LATERAL (
+    SELECT min(part.west) AS west, min(part.south) AS south,
+           max(part.east) AS east, max(part.north) AS north,
+           min(part.lowest_price) AS lowest_price,
+           coalesce(sum(part.latitude_sum), 0) AS latitude_sum,
+           coalesce(sum(part.longitude_sum), 0) AS longitude_sum
+    FROM listings_mapcell AS part
+    WHERE part.level = rolled.level AND part."row" = rolled."row"
+      AND part."column" = rolled."column" AND part.kind <> '*'
+      AND part.transaction_type <> '*'
+      AND rolled.transaction_type IN ('*', part.transaction_type)
+  ) AS fresh
+  WHERE cell.level = rolled.level AND cell."row" = rolled."row"
+    AND cell."column" = rolled."column" AND cell.transaction_type = rolled.transaction_type
+    AND cell.kind = rolled.kind;
   RETURN NULL;
 END
 $function$;
@@ -151,10 +191,12 @@ INSERT INTO listings_mapcell (level, "row", "column", transaction_type, kind, li
 SELECT grid.level,
        floor(listing.latitude / listings_map_cell_size(grid.level))::integer,
        floor(listing.longitude / listings_map_cell_size(grid.level))::integer,
-       listing.transaction_type, coalesce(listing.kind, ''),
+       rollup.transaction_type, rollup.kind,
        count(*), sum(listing.latitude), sum(listing.longitude),
        min(listing.longitude), min(listing.latitude), max(listing.longitude),
        max(listing.latitude), min(listing.price)
 FROM listings_property AS listing CROSS JOIN (VALUES (9), (12), (13), (15)) AS grid (level)
+CROSS JOIN LATERAL (VALUES (listing.transaction_type, coalesce(listing.kind, '')),
+  (listing.transaction_type, '*'), ('*', '*')) AS rollup (transaction_type, kind)
 WHERE listing.status NOT IN ('PENDING', 'SUSPENDED')
 GROUP BY 1, 2, 3, 4, 5;

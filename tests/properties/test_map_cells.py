@@ -2,6 +2,7 @@
 from them (listings.search.cells): always the listings' own, and the same clusters as
 grouping the listings."""
 
+import itertools
 import math
 import random
 import re
@@ -27,17 +28,23 @@ CENTRES = ((40.4168, -3.7038), (41.3851, 2.1734), (36.7213, -4.4214), (43.2630, 
 
 
 def expected_cells() -> dict[tuple, dict]:
-    """The cells recomputed from the listings: per level, cell, transaction and kind."""
+    """The cells recomputed from the listings: per level, cell, transaction and kind, and
+    rolled up per level, cell and transaction (kind ANY) and per level and cell (both ANY)."""
     expected: dict[tuple, dict] = {}
     for listing in Property.objects.exclude(status__in=HIDDEN_STATUSES):
-        for level in MAP_CELL_LEVELS:
+        rollups = (
+            (listing.transaction_type, listing.kind or ""),
+            (listing.transaction_type, cells.ANY),
+            (cells.ANY, cells.ANY),
+        )
+        for level, (transaction_type, kind) in itertools.product(MAP_CELL_LEVELS, rollups):
             size = cell_size(level)
             key = (
                 level,
                 math.floor(listing.latitude / size),
                 math.floor(listing.longitude / size),
-                listing.transaction_type,
-                listing.kind or "",
+                transaction_type,
+                kind,
             )
             cell = expected.setdefault(
                 key,
@@ -117,7 +124,11 @@ def generate_listings(rng: random.Random, count: int) -> list[Property]:
 def test_the_sql_file_keeps_the_levels_of_the_code():
     text = cells.SQL_FILE.read_text()
     grids = re.findall(r"VALUES \(9\), \(12\), \(13\), \(15\)", text)
-    assert len(grids) == 3
+    # What is added, what is made right again (the rows of a transaction and kind, then the
+    # rolled-up ones), and the rebuild.
+    assert len(grids) == 4
+    # Where the cells roll up any transaction or kind, the code reads the same marker.
+    assert set(re.findall(r"'(\W)'", text)) == {cells.ANY}
     assert MAP_CELL_LEVELS == (9, 12, 13, 15)
     # Box counts add up grids the triggers keep.
     assert set(cells.COUNT_LEVELS) <= set(MAP_CELL_LEVELS)
