@@ -451,5 +451,6 @@ def uninstall(schema_editor) -> None:
             "listings_map_cells_follow()",
             "listings_map_cells_clear()",
             "listings_map_cell_size(integer)",
+            "listings_map_cell_keys(text, text)",
         ),
     )

@@ -20,6 +20,15 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT 90::double precision / (2::double precision ^ level)
 $$;
 
+-- The rows of a cell that a public listing of this transaction and kind counts in: its
+-- transaction and kind's, its transaction's whatever the kind, and the cell's whole.
+CREATE OR REPLACE FUNCTION listings_map_cell_keys(listing_transaction_type text,
+  listing_kind text) RETURNS TABLE (transaction_type text, kind text)
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  VALUES (listing_transaction_type, coalesce(listing_kind, '')),
+    (listing_transaction_type, '*'), ('*', '*')
+$$;
+
 -- Add a statement's inserted (+1), deleted (-1) or updated (both) public listings to their
 -- cells: counts and coordinate sums add up; the bounds and the lowest price widen with what
 -- is added. What is removed cannot narrow them, so the cells whose bounds or lowest price a
@@ -53,8 +62,8 @@ BEGIN
            max(changed.latitude) FILTER (WHERE changed.change > 0),
            min(changed.price) FILTER (WHERE changed.change > 0)
     FROM (%s) AS changed CROSS JOIN (VALUES (9), (12), (13), (15)) AS grid (level)
-    CROSS JOIN LATERAL (VALUES (changed.transaction_type, coalesce(changed.kind, '')),
-      (changed.transaction_type, '*'), ('*', '*')) AS rollup (transaction_type, kind)
+    CROSS JOIN LATERAL listings_map_cell_keys(changed.transaction_type, changed.kind)
+      AS rollup
     WHERE changed.status NOT IN ('PENDING', 'SUSPENDED')
     GROUP BY 1, 2, 3, 4, 5
     ORDER BY 1, 2, 3, 4, 5
@@ -130,10 +139,11 @@ BEGIN
     SELECT DISTINCT grid.level,
            floor(old_rows.latitude / listings_map_cell_size(grid.level))::integer AS "row",
            floor(old_rows.longitude / listings_map_cell_size(grid.level))::integer AS "column",
-           rollup.transaction_type, '*' AS kind
+           rollup.transaction_type, rollup.kind
     FROM old_rows CROSS JOIN (VALUES (9), (12), (13), (15)) AS grid (level)
-    CROSS JOIN LATERAL (VALUES (old_rows.transaction_type), ('*')) AS rollup (transaction_type)
-    WHERE old_rows.status NOT IN ('PENDING', 'SUSPENDED')
+    CROSS JOIN LATERAL listings_map_cell_keys(old_rows.transaction_type, old_rows.kind)
+      AS rollup
+    WHERE old_rows.status NOT IN ('PENDING', 'SUSPENDED') AND rollup.kind = '*'
     ORDER BY 1, 2, 3, 4
   ) AS rolled
   CROSS JOIN LATERAL (
@@ -196,7 +206,6 @@ SELECT grid.level,
        min(listing.longitude), min(listing.latitude), max(listing.longitude),
        max(listing.latitude), min(listing.price)
 FROM listings_property AS listing CROSS JOIN (VALUES (9), (12), (13), (15)) AS grid (level)
-CROSS JOIN LATERAL (VALUES (listing.transaction_type, coalesce(listing.kind, '')),
-  (listing.transaction_type, '*'), ('*', '*')) AS rollup (transaction_type, kind)
+CROSS JOIN LATERAL listings_map_cell_keys(listing.transaction_type, listing.kind) AS rollup
 WHERE listing.status NOT IN ('PENDING', 'SUSPENDED')
 GROUP BY 1, 2, 3, 4, 5;
