@@ -17,7 +17,7 @@ from django.db.models.lookups import Contains
 
 from accounts.models import User
 from listings.functions import Folded, InPolygon, TownKey
-from listings.models import SEARCH_CONFIG, SEARCH_FIELDS, Property
+from listings.models import SEARCH_CONFIG, SEARCH_FIELDS, Property, TransactionType
 from listings.search.pages import sorted_after_filtering
 from listings.search.params import DEFAULT_ORDER, SORTS, Box, Circle, SearchParams
 from listings.search.windows import WindowPath, window_path
@@ -132,6 +132,26 @@ LOOKUPS = {
 }
 
 
+def _seeks_past_transaction(params: SearchParams) -> bool:
+    """Whether a search without a transaction has a range that an index holding the
+    transaction before it would seek: a price range with a town (listings_prop_pub_town_tx_idx,
+    with a kind too _town_idx) or with a category and a kind (_cat_kind_idx), or a bedroom
+    minimum with a kind (_kind_bed_idx).
+
+    Every listing is for rent or for sale (a check constraint), so naming both selects them
+    all, and lets such an index seek the range once for each transaction where it read every
+    entry of the town or kind: PostgreSQL 15 has no skip scan. A town's listings between two
+    prices were counted in 25 ms (29,775 entries of the price index read for 1,001), 0.9 ms
+    seeking.
+    """
+    prices = params.min_price is not None or params.max_price is not None
+    if prices and params.municipality is not None:
+        return True
+    if prices and params.category_id is not None and params.kind is not None:
+        return True
+    return params.min_bedrooms is not None and params.kind is not None
+
+
 def _conditions(params: SearchParams, database: str) -> list[Q]:
     """The search's conditions, one for each criterion it has."""
     conditions = [
@@ -139,6 +159,8 @@ def _conditions(params: SearchParams, database: str) -> list[Q]:
         for attribute, lookup in LOOKUPS.items()
         if getattr(params, attribute) is not None
     ]
+    if params.transaction_type is None and _seeks_past_transaction(params):
+        conditions.append(Q(transaction_type__in=TransactionType.values))
     if params.municipality is not None:
         # lower(municipality) = lower(value): served by the lower(municipality) indexes.
         conditions.append(Q(municipality_lower=params.municipality.lower()))
