@@ -291,8 +291,8 @@ class Property(TimestampedModel):
             # (listings.search.groups) read 20,000 entries of the transaction's price index for
             # 1,200 matches (15 ms); the benchmark's counts left to the matches at 1,000,000
             # listings, 4.2 to 1.7 ms on average, p95 16.9 to 7.4 ms. A town and a price
-            # range without a transaction seek it too: the search names both transactions
-            # (listings.search.query._seeks_past_transaction).
+            # range without a transaction seek it too: a count names both transactions
+            # (listings.search.query.seeking_ranges).
             public_index(
                 Lower("municipality"),
                 "transaction_type",

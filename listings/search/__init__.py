@@ -49,6 +49,7 @@ from listings.search.query import (
     scored_windows,
     search_filtered,
     search_matches,
+    seeking_ranges,
 )
 from listings.selectors import property_list_rows, viewer_sees_only_public
 
@@ -128,30 +129,34 @@ def _count_and_page(
                 break
         return ids, SearchCount(total, True)
     matches = in_search_order(filtered, params)
+    # The same matches as a count or a page sorted whole reads every one of them.
+    whole = seeking_ranges(matches, params)
     public = viewer_sees_only_public(viewer)
     celled = celled_search(params) if public else None
     ids = None
     if located and celled is None and connections[filtered.db].vendor == "postgresql":
         # A map search the map cells do not count is sorted from its matches for its page,
         # which its count reads too: both come from one pass over them.
-        ids, count = counted_page_ids(matches, offset=offset, limit=limit)
+        ids, count = counted_page_ids(whole, offset=offset, limit=limit)
     elif public:
         # A count depends on neither the page nor the order: a visitor paging through a
         # search, or sorting it, asks for the same count again, which is most of what a
         # page costs the database.
         count = public_read(
             ("count", replace(params, sort=None)),
-            lambda: search_count(matches, grouped=grouped_search(params), celled=celled),
+            lambda: search_count(whole, grouped=grouped_search(params), celled=celled),
         )
     else:
-        count = search_count(matches, grouped=None)
+        count = search_count(whole, grouped=None)
     if ids is None:
         past_the_end = count.exact and offset >= count.total
         # A page past an estimated total is still read: the estimate may be short.
         ids = (
             []
             if past_the_end
-            else page_ids(matches, count=count, offset=offset, limit=limit, located=located)
+            else page_ids(
+                matches, count=count, offset=offset, limit=limit, located=located, whole=whole
+            )
         )
     return ids, count
 

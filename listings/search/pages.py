@@ -91,12 +91,20 @@ def sorts_whole(
 
 
 def page_ids(
-    listings: QuerySet, *, count: SearchCount, offset: int, limit: int, located: bool = False
+    listings: QuerySet,
+    *,
+    count: SearchCount,
+    offset: int,
+    limit: int,
+    located: bool = False,
+    whole: QuerySet | None = None,
 ) -> list[str]:
     """The ids of the listings of one page of the search, in its order: one statement.
-    `located`: a map search (sorts_whole)."""
+    `located`: a map search (sorts_whole); `whole`: the same listings as a statement that
+    reads every one of them is best given them (listings.search.query.seeking_ranges), for
+    a page sorted whole."""
     if sorts_whole(listings, count=count, offset=offset, limit=limit, located=located):
-        listings = sorted_after_filtering(listings)
+        listings = sorted_after_filtering(listings if whole is None else whole)
     return list(listings.values_list("pk", flat=True)[offset : offset + limit])
 
 

@@ -10,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from listings.models import Property, PropertyStatus, PropertyType, TransactionType
 from listings.search import search_matches, search_params
+from listings.search.query import seeking_ranges
 from tests.factories import (
     ImageFactory,
     ListingFactory,
@@ -190,7 +191,10 @@ def count_planned_with_only(index: str, query: dict) -> tuple[str, str, int]:
     along are a tie (at 1,000,000 listings the index under test is chosen: docs/
     performance.md); so the others go, inside the test's transaction.
     """
-    searched = search_matches(viewer=AnonymousUser(), params=search_params(query))
+    criteria = search_params(query)
+    matches = search_matches(viewer=AnonymousUser(), params=criteria)
+    # As a count reads every match (listings.search.query.seeking_ranges).
+    searched = seeking_ranges(matches, criteria)
     sql, params = searched.order_by().values(one=Value(1)).query.sql_with_params()
     statement = (f"SELECT COUNT(*) FROM ({sql} LIMIT 10001) AS capped", params)  # noqa: S608
     with connection.cursor() as cursor:
@@ -270,18 +274,41 @@ def test_a_count_of_a_town_and_prices_without_a_transaction_seeks_each_transacti
     assert count == 6
 
 
+# The condition naming both transactions in a statement's text, on either database.
+BOTH_TRANSACTIONS = '"transaction_type" IN ('
+
+
 @pytest.mark.parametrize(
     "query",
     [{}, {"minPrice": "900"}, {"municipality": "Segovia"}, {"transactionType": "RENT"}],
     ids=["nothing", "a price alone", "a town alone", "a transaction"],
 )
-def test_a_search_names_both_transactions_only_to_seek_a_range_past_them(query):
-    # when a search with no range to seek past a town, a kind or a category is built
-    searched = search_matches(viewer=AnonymousUser(), params=search_params(query))
+def test_a_count_names_both_transactions_only_to_seek_a_range_past_them(query):
+    # given a search with no range to seek past a town, a kind or a category
+    criteria = search_params(query)
+    matches = search_matches(viewer=AnonymousUser(), params=criteria)
 
-    # then it has no transaction condition but its own: walking the newest listings, every
-    # entry would be tested against both transactions
-    assert "IN ('RENT', 'SALE')" not in str(searched.query), searched.query
+    # when its matches are read whole, as a count reads them
+    counted = seeking_ranges(matches, criteria)
+
+    # then they have no transaction condition but the search's own: walking the newest
+    # listings, every entry would be tested against both transactions
+    assert BOTH_TRANSACTIONS not in str(counted.query), counted.query
+
+
+def test_a_page_walked_in_its_order_is_read_without_both_transactions():
+    # given a search of a town and a price range
+    criteria = search_params({"municipality": "Segovia", "minPrice": "900"})
+
+    # when its matches are read in their order, and whole
+    matches = search_matches(viewer=AnonymousUser(), params=criteria)
+    counted = seeking_ranges(matches, criteria)
+
+    # then only the whole reading names both transactions: the planner, pricing a seek and
+    # a sort against a walk of the order's index, could choose the seek where the walk was
+    # quicker
+    assert BOTH_TRANSACTIONS not in str(matches.query), matches.query
+    assert BOTH_TRANSACTIONS in str(counted.query), counted.query
 
 
 @pytest.mark.postgres_only
