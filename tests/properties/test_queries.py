@@ -10,6 +10,8 @@ from django.test.utils import CaptureQueriesContext
 
 from listings.models import Property, PropertyStatus, PropertyType, TransactionType
 from listings.search import search_matches, search_params
+from listings.search.counting import SearchCount
+from listings.search.pages import page_ids
 from listings.search.query import seeking_ranges
 from tests.factories import (
     ImageFactory,
@@ -309,6 +311,34 @@ def test_a_page_walked_in_its_order_is_read_without_both_transactions():
     # quicker
     assert BOTH_TRANSACTIONS not in str(matches.query), matches.query
     assert BOTH_TRANSACTIONS in str(counted.query), counted.query
+
+
+@pytest.mark.parametrize("exact", [True, False], ids=["sorted whole", "walked"])
+def test_a_list_request_names_both_transactions_where_it_reads_every_match(anonymous_client, exact):
+    # given a few listings of a town, so that an exact count sorts the page whole
+    make_priced_listings_in_two_towns()
+    query = {"municipality": "Segovia", "minPrice": "900"}
+    criteria = search_params(query)
+    matches = search_matches(viewer=AnonymousUser(), params=criteria)
+
+    # when the page's ids are read with an exact count, or an estimate (a walk), and a
+    # visitor asks for the search
+    with CaptureQueriesContext(connection) as page:
+        page_ids(
+            matches,
+            count=SearchCount(6, exact, 16),
+            offset=0,
+            limit=10,
+            whole=seeking_ranges(matches, criteria),
+        )
+    with CaptureQueriesContext(connection) as request:
+        response = anonymous_client.get(PROPERTIES_URL, query)
+
+    # then the page sorted whole and the count name both transactions, the walk does not
+    assert response.status_code == 200, response.content
+    assert (BOTH_TRANSACTIONS in page.captured_queries[-1]["sql"]) is exact
+    counts = [each["sql"] for each in request.captured_queries if "COUNT(" in each["sql"]]
+    assert counts and all(BOTH_TRANSACTIONS in sql for sql in counts), counts
 
 
 @pytest.mark.postgres_only
