@@ -65,9 +65,17 @@ SORTS = {
 # matches (listings.search.query.ranked_window).
 SEARCH = "p.search_document"
 SEARCH_RANK_WINDOW = int(os.environ.get("SEARCH_RANK_WINDOW", "1000"))
-# The recent slice's margin and an index entry's cost (listings.search.windows).
+# The recent slice's margin, an index entry's cost and its blocks' reach
+# (listings.search.windows).
 SLICE_MARGIN = 2
-INDEX_ENTRY_COST = 0.1
+INDEX_ENTRY_COST = 0.003
+COVER_REACH = 4 / 3
+# A recent slice: the listings in the creation blocks from a date's to the newest
+# listing's, which the text index holds beside the document (listings migration 0034).
+IN_RECENT_SLICE = (
+    "listing_creation_blocks(p.created_at) && listing_creation_cover(%s,"
+    " (SELECT created_at FROM listings_property ORDER BY created_at DESC LIMIT 1))"
+)
 COMMON = (
     "id",
     "title",
@@ -260,7 +268,9 @@ def window_paths(connection, where: str, arguments: list) -> list[tuple[str, lis
     )
     walk = SEARCH_RANK_WINDOW * table / matched
     slice_rows = SLICE_MARGIN * SEARCH_RANK_WINDOW * table / matched
-    sliced = INDEX_ENTRY_COST * (matched + slice_rows) + SLICE_MARGIN * SEARCH_RANK_WINDOW
+    sliced = (
+        INDEX_ENTRY_COST * (matched + slice_rows) + COVER_REACH * SLICE_MARGIN * SEARCH_RANK_WINDOW
+    )
     paths = [(where, arguments, matched < walk)]
     if sliced < min(walk, matched) and slice_rows < table:
         row = connection.execute(
@@ -268,10 +278,12 @@ def window_paths(connection, where: str, arguments: list) -> list[tuple[str, lis
             " current_schema() AND tablename = 'listings_property' AND attname = 'created_at'"
         ).fetchone()
         bounds = row[0] if row else None
-        newest_buckets = math.ceil(slice_rows / table * (len(bounds) - 1)) if bounds else 0
-        if bounds and len(bounds) > 1 and newest_buckets < len(bounds) - 1:
-            since = bounds[-1 - newest_buckets]
-            paths.insert(0, (f"{where} AND p.created_at >= %s", [*arguments, since], True))
+        # The bucket the share reaches into, and how far into it (listings.search.windows).
+        whole, part = divmod(slice_rows / table * (len(bounds) - 1), 1) if bounds else (0, 0)
+        if bounds and len(bounds) > 1 and whole < len(bounds) - 1:
+            later, earlier = bounds[-1 - int(whole)], bounds[-2 - int(whole)]
+            since = later - part * (later - earlier)
+            paths.insert(0, (f"{where} AND {IN_RECENT_SLICE}", [*arguments, since], True))
     return paths
 
 

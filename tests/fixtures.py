@@ -166,11 +166,12 @@ def category(db):
 
 @pytest.fixture
 def garden_listings(db):
-    """Make a hundred public listings created a minute apart, oldest first, fourteen of
-    them titled "Garden flat" (the others "Loft"): every seventh one (`gathered=False`) or
-    the fourteen oldest (`gathered=True`). The table is analyzed, so that the planner's
-    statistics (and its histogram of creation dates) are theirs. Returns the gardens,
-    oldest first."""
+    """Make a hundred public listings created a day apart, oldest first (the newest a day
+    ago), fourteen of them titled "Garden flat" (the others "Loft"): every seventh one
+    (`gathered=False`) or the fourteen oldest (`gathered=True`). The table is analyzed, so
+    that the planner's statistics (and its histogram of creation dates) are theirs. A day
+    apart, as a recent slice is made of whole days (listings.search.windows). Returns the
+    gardens, oldest first."""
 
     def make(*, gathered: bool) -> list[Property]:
         listings = [
@@ -179,10 +180,10 @@ def garden_listings(db):
             )
             for number in range(100)
         ]
-        start = timezone.now() - datetime.timedelta(days=1)
+        start = timezone.now() - datetime.timedelta(days=len(listings))
         for offset, made in enumerate(listings):
             Property.objects.filter(pk=made.pk).update(
-                created_at=start + datetime.timedelta(minutes=offset)
+                created_at=start + datetime.timedelta(days=offset)
             )
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE listings_property")

@@ -196,7 +196,7 @@ def test_the_baseline_tries_a_recent_slice_as_the_platform_does(
 
     # then the baseline, too, tries a recent slice, then every match; and both give the
     # same listing (same_page_of_both) and the same count
-    assert [path[0].endswith("p.created_at >= %s") for path in paths] == [True, False]
+    assert [path[0].endswith(raw_app.IN_RECENT_SLICE) for path in paths] == [True, False]
     assert (raw["totalItems"], raw["totalItemsExact"]) == (2, True)
     assert (platform["totalItems"], platform["totalItemsExact"]) == (2, True)
 

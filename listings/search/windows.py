@@ -7,12 +7,14 @@
   word's 29,000 matches at 1,000,000 listings are 29,000 pages, one listing each.
 - Sorting the matches of a recent slice, the listings created since a date past which
   about SLICE_MARGIN windows of them are expected (their share of the table, spread
-  evenly), reads the slice's matches: PostgreSQL intersects the text index's entries with
-  the date index's (a BitmapAnd) before it reads the table. Each index entry costs about
-  a tenth of a listing read (INDEX_ENTRY_COST), so a slice is cheaper for the words
-  between the two others (15,000 to 80,000 matches at 1,000,000 listings): "duplex"
-  (29,000 matches) 53 to 76 ms against 110 to 156 ms sorted whole, "pool madrid" (28,000)
-  87 to 95 ms against 174 to 196 ms (in-process, on a slow machine: docs/performance.md).
+  evenly), reads the slice's matches only. The text index holds each listing's creation
+  blocks beside its document (migration 0034: for each level from a day to 512 days, the
+  block of days its creation day falls in), and the slice is a few blocks of one level
+  (in_recent_slice), so PostgreSQL intersects the words' entries with the blocks' inside
+  the one index scan and reads from the table only the slice's matches: at 1,000,000
+  listings, for about 4,300 to 250,000 matches ("terrace", 9,200 matches, 10.4 ms against
+  25.9 ms sorted whole; "premises", 100,000, 10.8 against 22.1 ms walked; "lift malaga",
+  9,500, 15.6 against 30.7 ms: docs/performance.md).
 
 The planner's estimate of the matches (close for words: its statistics keep the common
 ones) and its figure of the table's size (pg_class.reltuples, read without planning a
@@ -23,18 +25,19 @@ barcelona", 19,000 matches: walked 54,000 listings in 160 ms; sorted, 45 ms).
 The slice's date comes from the planner's histogram of creation dates (pg_stats), so
 finding it costs one small read and never counts anything. It may be off (the statistics
 are as old as the last ANALYZE; a word's matches may gather in older listings), which costs
-time, never the answer: the slice holds every listing created since its date, so when it
-holds a full window of matches those are the newest of all matches, and the window is
+time, never the answer: the slice holds every listing created since the first day of its
+first block (its blocks run to the newest listing's, read by the same statement), so when
+it holds a full window of matches those are the newest of all matches, and the window is
 exact. A slice holding fewer is set aside and the window found from every match
 (listings.search.listing_search tries the paths in turn and keeps the first full window).
 """
 
-import math
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.contrib.postgres.fields import ArrayField
 from django.db import connections
-from django.db.models import QuerySet
+from django.db.models import Func, IntegerField, QuerySet, Subquery, Value
 
 from listings.models import Property
 from listings.search.counting import estimated_count
@@ -43,10 +46,15 @@ from listings.search.statistics import table_rows
 # How many windows of matches a recent slice is cut to hold if they are spread evenly
 # over creation dates: the room for them to gather in older listings.
 SLICE_MARGIN = 2
-# The cost of an index entry put in a bitmap, for one listing read from the table: 0.4 us
-# for the text index's and the date index's against 4 to 7 us a listing (1,000,000
-# listings).
-INDEX_ENTRY_COST = 0.1
+# The cost of a text index entry that a slice's scan decodes, for one listing read from the
+# table: about 8 ns against 2.5 us (1,000,000 listings). Stepping through the words' and the
+# blocks' entries together, the scan decodes most of both ("lift" in a slice of 7,000
+# listings: 2.5 ms, then 2,344 listings read; its walk along the date index reads 3,300).
+INDEX_ENTRY_COST = 0.003
+# How much more than the slice its blocks hold, on average: the first block reaches back
+# past the slice's date by up to two thirds of the slice (four blocks at most, the finest
+# level that holds it: migration 0034).
+COVER_REACH = 4 / 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,17 +76,46 @@ def window_path(matches: QuerySet, *, window: int, slices: bool = True) -> Windo
     walk = window * table / matched
     whole = matched
     slice_rows = SLICE_MARGIN * window * table / matched
-    sliced = INDEX_ENTRY_COST * (matched + slice_rows) + SLICE_MARGIN * window
+    sliced = INDEX_ENTRY_COST * (matched + slice_rows) + COVER_REACH * SLICE_MARGIN * window
     since = None
     if slices and sliced < min(walk, whole) and slice_rows < table:
         since = created_since(matches.db, share=slice_rows / table)
     return WindowPath(sorts=whole < walk, since=since)
 
 
+class CreationBlocks(Func):
+    """A listing's creation blocks (listing_creation_blocks, migration 0034): what the text
+    index holds beside the search document."""
+
+    function = "listing_creation_blocks"
+    output_field = ArrayField(IntegerField())
+
+
+class CreationCover(Func):
+    """The creation blocks of one level that hold every day from a date's to another's
+    (listing_creation_cover, migration 0034)."""
+
+    function = "listing_creation_cover"
+    output_field = ArrayField(IntegerField())
+
+
+def in_recent_slice(matches: QuerySet, *, since: datetime) -> QuerySet:
+    """The `matches` created in the blocks that hold every day from `since`'s to the newest
+    listing's: every match created since the first block's first day, found in the text
+    index. The newest listing is read by the same statement, so its snapshot holds no
+    listing created after the last block."""
+    newest = Property.objects.order_by("-created_at").values("created_at")[:1]
+    return matches.alias(creation_blocks=CreationBlocks("created_at")).filter(
+        creation_blocks__overlap=CreationCover(Value(since), Subquery(newest))
+    )
+
+
 def created_since(database: str, *, share: float) -> datetime | None:
     """The creation date after which about `share` of the listings were created, by the
-    planner's histogram of creation dates (equal numbers of listings between its bounds),
-    or None without one, or when the share reaches past its first bound."""
+    planner's histogram of creation dates (equal numbers of listings between its bounds,
+    spread evenly within a bucket: a bucket is 7 days of 730 at 1,000,000 listings, more
+    than a common word's slice), or None without one, or when the share reaches past its
+    first bound."""
     with connections[database].cursor() as cursor:
         cursor.execute(
             "SELECT histogram_bounds::text::timestamptz[] FROM pg_stats"
@@ -90,7 +127,8 @@ def created_since(database: str, *, share: float) -> datetime | None:
     if not bounds or len(bounds) < 2:
         return None
     buckets = len(bounds) - 1
-    newest_buckets = math.ceil(share * buckets)
-    if newest_buckets >= buckets:
+    whole, part = divmod(share * buckets, 1)
+    if whole >= buckets:
         return None
-    return bounds[-1 - newest_buckets]
+    later, earlier = bounds[-1 - int(whole)], bounds[-2 - int(whole)]
+    return later - part * (later - earlier)
