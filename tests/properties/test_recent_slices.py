@@ -13,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from listings.models import Property
 from listings.search.params import search_params
 from listings.search.query import scored_windows, search_filtered
+from tests.factories import ListingFactory
 from tests.properties.support import PROPERTIES_URL, ids
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres_only]
@@ -140,3 +141,50 @@ def test_a_slice_is_found_in_the_text_index_with_its_words(settings, garden_list
         "search_document @@" in line and "listing_creation_blocks(created_at) &&" in line
         for line in conditions
     ), plan
+
+
+def test_a_relevance_window_is_the_newest_matches_whichever_path_finds_it(
+    anonymous_client, settings
+):
+    # given a window of ten, and 400 listings created at random over two years, some of
+    # whose titles hold "pool" (one in ten), "garden" (four in ten) or "studio" (one in
+    # forty), with the planner's statistics of them
+    settings.SEARCH_RANK_WINDOW = 10
+    rng = random.Random(27)
+    owner = ListingFactory().owner
+    now = datetime.datetime.now(tz=datetime.UTC)
+    listings = []
+    for number in range(400):
+        words = [
+            word
+            for word, share in (("pool", 0.1), ("garden", 0.4), ("studio", 0.025))
+            if rng.random() < share
+        ]
+        listing = ListingFactory(owner=owner, title=" ".join(["Flat", *words, str(number)]))
+        created = now - datetime.timedelta(days=rng.uniform(1, 730))
+        Property.objects.filter(pk=listing.pk).update(created_at=created)
+        listings.append((created, listing.id, set(words)))
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE listings_property")
+
+    sliced = set()
+    for text in ("pool", "garden", "studio", "pool garden"):
+        # when searched by relevance
+        with CaptureQueriesContext(connection) as queries:
+            response = anonymous_client.get(PROPERTIES_URL, {"q": text, "limit": 10})
+
+        # then the window is the newest ten matches, as Python finds them among the rows
+        matches = sorted(
+            ((created, pk) for created, pk, words in listings if set(text.split()) <= words),
+            reverse=True,
+        )
+        assert response.status_code == 200
+        assert set(ids(response)) == {pk for _, pk in matches[:10]}, text
+        assert response.json()["totalItems"] == min(10, len(matches))
+        if any("listing_creation_cover" in query["sql"] for query in queries):
+            sliced.add(text)
+
+    # and both paths were taken: "pool" (about 40 matches) was found in a recent slice
+    # (0.003 x (40 + 200) + 4/3 x 20 listings read, against 40 sorted and 100 walked),
+    # "studio" (about 10) sorted whole
+    assert "pool" in sliced and "studio" not in sliced, sliced
