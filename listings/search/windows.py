@@ -35,9 +35,8 @@ exact. A slice holding fewer is set aside and the window found from every match
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.contrib.postgres.fields import ArrayField
 from django.db import connections
-from django.db.models import Func, IntegerField, QuerySet, Subquery, Value
+from django.db.models import BooleanField, F, Func, QuerySet, Value
 
 from listings.models import Property
 from listings.search.counting import estimated_count
@@ -83,20 +82,32 @@ def window_path(matches: QuerySet, *, window: int, slices: bool = True) -> Windo
     return WindowPath(sorts=whole < walk, since=since)
 
 
-class CreationBlocks(Func):
-    """A listing's creation blocks (listing_creation_blocks, migration 0034): what the text
-    index holds beside the search document."""
-
-    function = "listing_creation_blocks"
-    output_field = ArrayField(IntegerField())
+# The newest listing's creation date, read by the statement that reads a slice. The table's
+# name is the model's, never a value from a request.
+NEWEST_CREATION = f"(SELECT max(created_at) FROM {Property._meta.db_table})"  # noqa: S608
 
 
-class CreationCover(Func):
-    """The creation blocks of one level that hold every day from a date's to another's
-    (listing_creation_cover, migration 0034)."""
+class InRecentSlice(Func):
+    """Whether a listing was created in the creation blocks that hold every day from a
+    date's to the newest listing's (listing_creation_blocks and listing_creation_cover,
+    migration 0034): the condition that the text index answers beside the words. Written
+    out as SQL, as the index's expression is: built as a lookup on a subquery, it cost
+    Python 0.35 ms more a search to compile."""
 
-    function = "listing_creation_cover"
-    output_field = ArrayField(IntegerField())
+    output_field = BooleanField()
+
+    def __init__(self, since: datetime):
+        super().__init__(F("created_at"), Value(since))
+
+    def as_sql(self, compiler, connection, **extra_context):
+        created, since = self.get_source_expressions()
+        created_sql, created_params = compiler.compile(created)
+        since_sql, since_params = compiler.compile(since)
+        sql = (
+            f"listing_creation_blocks({created_sql})"
+            f" && listing_creation_cover({since_sql}, {NEWEST_CREATION})"
+        )
+        return sql, (*created_params, *since_params)
 
 
 def in_recent_slice(matches: QuerySet, *, since: datetime) -> QuerySet:
@@ -104,10 +115,7 @@ def in_recent_slice(matches: QuerySet, *, since: datetime) -> QuerySet:
     listing's: every match created since the first block's first day, found in the text
     index. The newest listing is read by the same statement, so its snapshot holds no
     listing created after the last block."""
-    newest = Property.objects.order_by("-created_at").values("created_at")[:1]
-    return matches.alias(creation_blocks=CreationBlocks("created_at")).filter(
-        creation_blocks__overlap=CreationCover(Value(since), Subquery(newest))
-    )
+    return matches.filter(InRecentSlice(since))
 
 
 def created_since(database: str, *, share: float) -> datetime | None:
