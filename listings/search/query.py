@@ -20,7 +20,7 @@ from listings.functions import Folded, InPolygon, TownKey
 from listings.models import SEARCH_CONFIG, SEARCH_FIELDS, Property, TransactionType
 from listings.search.pages import sorted_after_filtering
 from listings.search.params import DEFAULT_ORDER, SORTS, Box, Circle, SearchParams
-from listings.search.windows import WindowPath, in_recent_slice, window_path
+from listings.search.windows import InRecentSlice, WindowPath, window_path
 from listings.selectors import property_visible_to
 from listings.text import folded
 
@@ -229,7 +229,7 @@ def newest_first(matches: QuerySet[Property], path: WindowPath) -> QuerySet[Prop
     (listings.search.windows)."""
     if path.since is not None:
         return sorted_after_filtering(
-            in_recent_slice(matches, since=path.since).order_by(*DEFAULT_ORDER)
+            matches.filter(InRecentSlice(path.since)).order_by(*DEFAULT_ORDER)
         )
     newest = matches.order_by(*DEFAULT_ORDER)
     return sorted_after_filtering(newest) if path.sorts else newest

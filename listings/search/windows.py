@@ -10,7 +10,7 @@
   evenly), reads the slice's matches only. The text index holds each listing's creation
   blocks beside its document (migration 0034: for each level from a day to 512 days, the
   block of days its creation day falls in), and the slice is a few blocks of one level
-  (in_recent_slice), so PostgreSQL intersects the words' entries with the blocks' inside
+  (InRecentSlice), so PostgreSQL intersects the words' entries with the blocks' inside
   the one index scan and reads from the table only the slice's matches: at 1,000,000
   listings, for about 4,300 to 250,000 matches ("terrace", 9,200 matches, 10.4 ms against
   25.9 ms sorted whole; "premises", 100,000, 10.8 against 22.1 ms walked; "lift malaga",
@@ -90,9 +90,11 @@ NEWEST_CREATION = f"(SELECT max(created_at) FROM {Property._meta.db_table})"  # 
 class InRecentSlice(Func):
     """Whether a listing was created in the creation blocks that hold every day from a
     date's to the newest listing's (listing_creation_blocks and listing_creation_cover,
-    migration 0034): the condition that the text index answers beside the words. Written
-    out as SQL, as the index's expression is: built as a lookup on a subquery, it cost
-    Python 0.35 ms more a search to compile."""
+    migration 0034): whether it was created since the first block's first day, the
+    condition that the text index answers beside the words. The newest listing is read by
+    the same statement, so its snapshot holds no listing created after the last block.
+    Written out as SQL, as the index's expression is: built as a lookup on a subquery, it
+    cost Python 0.35 ms more a search to compile."""
 
     output_field = BooleanField()
 
@@ -108,14 +110,6 @@ class InRecentSlice(Func):
             f" && listing_creation_cover({since_sql}, {NEWEST_CREATION})"
         )
         return sql, (*created_params, *since_params)
-
-
-def in_recent_slice(matches: QuerySet, *, since: datetime) -> QuerySet:
-    """The `matches` created in the blocks that hold every day from `since`'s to the newest
-    listing's: every match created since the first block's first day, found in the text
-    index. The newest listing is read by the same statement, so its snapshot holds no
-    listing created after the last block."""
-    return matches.filter(InRecentSlice(since))
 
 
 def created_since(database: str, *, share: float) -> datetime | None:
