@@ -74,7 +74,7 @@ COVER_REACH = 4 / 3
 # listing's, which the text index holds beside the document (listings migration 0034).
 IN_RECENT_SLICE = (
     "listing_creation_blocks(p.created_at) && listing_creation_cover(%s,"
-    " (SELECT created_at FROM listings_property ORDER BY created_at DESC LIMIT 1))"
+    " (SELECT max(created_at) FROM listings_property))"
 )
 COMMON = (
     "id",
