@@ -8,8 +8,10 @@ bench.run, under var/bench/<size>/) through the whole Django stack with
 django.test.Client, in this process, against the benchmark's database, with the production
 settings and the cache of public reads off, and prints for each kind the wall time (mean,
 p50, p95) and the CPU per request of this process (Python) and of the PostgreSQL backend
-that served it (read from /proc: the database must run on this machine). Compare two
-versions of the code by replaying them in turn, a few rounds each.
+that served it (read from /proc: the database must run on this machine), and the garbage
+collector's time per request and its longest pause. The process loads the application as a
+server process does (config.wsgi). Compare two versions of the code by replaying them in
+turn, a few rounds each.
 
 With --statements, a second pass over the same requests times each database call apart
 (Django's execute_wrapper) and prints, for each kind, the statements that took the most
@@ -20,6 +22,7 @@ requests of the round are printed too, with their wall time: where a kind's tail
 """
 
 import argparse
+import gc
 import heapq
 import os
 import random
@@ -49,6 +52,9 @@ class Replayed:
     database_cpu_ms: float | None
     # The slowest requests, slowest first: wall time (ms) and path (replay's `slowest`).
     slowest: tuple[tuple[float, str], ...] = ()
+    # The garbage collector's time per request (ms), and its longest collection (ms).
+    collector_ms: float = 0.0
+    longest_collection_ms: float = 0.0
 
 
 def database_cpu_seconds() -> float | None:
@@ -83,12 +89,36 @@ def send(client, lines: list[str], *, seed: int = 1) -> list[float]:
     return walls
 
 
+class CollectionTimer:
+    """The garbage collector's collections while it is registered (gc.callbacks): their
+    total and longest wall time, in seconds."""
+
+    def __init__(self):
+        self.total = 0.0
+        self.longest = 0.0
+        self.started = 0.0
+
+    def __call__(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self.started = time.perf_counter()
+            return
+        duration = time.perf_counter() - self.started
+        self.total += duration
+        self.longest = max(self.longest, duration)
+
+
 def replay(client, lines: list[str], *, seed: int = 1, slowest: int = 0) -> Replayed:
-    """Send the request lines (send) and read what they cost: their wall times, and the CPU
-    this process and its PostgreSQL backend spent on them; and the `slowest` requests."""
+    """Send the request lines (send) and read what they cost: their wall times, the CPU
+    this process and its PostgreSQL backend spent on them and the garbage collector's
+    time; and the `slowest` requests."""
+    collections = CollectionTimer()
     database_before = database_cpu_seconds()
     python_before = time.process_time()
-    walls = send(client, lines, seed=seed)
+    gc.callbacks.append(collections)
+    try:
+        walls = send(client, lines, seed=seed)
+    finally:
+        gc.callbacks.remove(collections)
     python = time.process_time() - python_before
     database_after = database_cpu_seconds()
     count = len(walls)
@@ -105,6 +135,8 @@ def replay(client, lines: list[str], *, seed: int = 1, slowest: int = 0) -> Repl
             None if database_before is None else (database_after - database_before) * 1000 / count
         ),
         slowest=slowest_requests,
+        collector_ms=collections.total * 1000 / count,
+        longest_collection_ms=collections.longest * 1000,
     )
 
 
@@ -202,10 +234,10 @@ def main() -> None:
         NUM_PROXIES="1",
     )
     sys.path.insert(0, str(ROOT))
-    import django
-
-    django.setup()
     from django.test import Client
+
+    # Loaded as a server process loads it: its URLs, and what it keeps frozen (config.wsgi).
+    import config.wsgi  # noqa: F401
 
     client = Client(HTTP_HOST="localhost", HTTP_ACCEPT="application/json")
     for round_number in range(1, arguments.rounds + 1):
@@ -219,7 +251,9 @@ def main() -> None:
             print(
                 f"round {round_number} {kind}: {result.requests} requests, mean"
                 f" {result.mean_ms:.2f} ms, p50 {result.p50_ms:.2f}, p95 {result.p95_ms:.2f};"
-                f" CPU a request {result.python_cpu_ms:.2f} ms Python{database} PostgreSQL",
+                f" CPU a request {result.python_cpu_ms:.2f} ms Python{database} PostgreSQL;"
+                f" garbage collector {result.collector_ms:.3f} ms a request, its longest"
+                f" pause {result.longest_collection_ms:.1f} ms",
                 flush=True,
             )
             for wall, path in result.slowest:

@@ -1,5 +1,6 @@
 """bench/replay.py: the benchmark's requests replayed in-process, and what they cost."""
 
+import gc
 from collections import Counter
 
 import pytest
@@ -7,7 +8,7 @@ from django.db import connection
 from django.test import Client
 
 from accounts.services import access_token_issue
-from bench.replay import replay, send, statement_shape, statement_times
+from bench.replay import CollectionTimer, replay, send, statement_shape, statement_times
 from tests.factories import ListingFactory
 from tests.support import make_user
 
@@ -27,6 +28,25 @@ def test_a_replay_sends_each_request_once_and_reads_the_cpu_it_took():
     assert 0 < result.p50_ms <= result.p95_ms
     assert result.python_cpu_ms > 0
     assert (result.database_cpu_ms is not None) == (connection.vendor == "postgresql")
+
+
+def test_a_replay_times_the_garbage_collections_its_requests_cause():
+    # given listings, and a collector that collects after every few allocations
+    ListingFactory.create_batch(3)
+    lines = ["/api/v1/properties?page=1&limit=2", "/api/v1/places?q=ma"]
+    thresholds = gc.get_threshold()
+    gc.set_threshold(10)
+    try:
+        # when the requests are replayed
+        result = replay(Client(), lines)
+    finally:
+        gc.set_threshold(*thresholds)
+
+    # then the collections are timed: their time per request, and the longest of them
+    assert result.collector_ms > 0
+    assert 0 < result.longest_collection_ms <= result.collector_ms * result.requests
+    # ... and the timer is gone with the replay
+    assert not any(isinstance(callback, CollectionTimer) for callback in gc.callbacks)
 
 
 def test_a_replay_names_its_slowest_requests_by_path_without_their_tokens():
