@@ -1,5 +1,5 @@
-"""The WSGI entry point (config/wsgi.py): what a server process holds before its first
-request."""
+"""The entry points (config/wsgi.py, config/asgi.py; config/loading.py): what a server
+process holds before its first request."""
 
 import json
 import os
@@ -7,26 +7,29 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # Loads the entry point as a server process does, then says what the collector sees.
 PROBE = """
 import gc, json, sys
-import config.wsgi
-print(json.dumps({
+import {entry_point}
+print(json.dumps({{
     "frozen": gc.get_freeze_count(),
     "tracked": len(gc.get_objects()),
     "urls": "config.urls" in sys.modules,
     "views": "listings.api.views" in sys.modules,
-}))
+}}))
 """
 
 
-def load_entry_point() -> dict:
-    """What PROBE reports from a process of its own, with the test settings."""
+def load_entry_point(entry_point: str) -> dict:
+    """What PROBE reports from a process of its own loading `entry_point`, with the test
+    settings."""
     environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
     completed = subprocess.run(  # noqa: S603 (a fixed command)
-        [sys.executable, "-c", PROBE],
+        [sys.executable, "-c", PROBE.format(entry_point=entry_point)],
         cwd=ROOT,
         env=environment,
         capture_output=True,
@@ -37,9 +40,10 @@ def load_entry_point() -> dict:
     return json.loads(completed.stdout.splitlines()[-1])
 
 
-def test_the_entry_point_loads_the_urls_and_freezes_what_the_process_keeps():
+@pytest.mark.parametrize("entry_point", ["config.wsgi", "config.asgi"])
+def test_an_entry_point_loads_the_urls_and_freezes_what_the_process_keeps(entry_point):
     # when a server process loads the application
-    loaded = load_entry_point()
+    loaded = load_entry_point(entry_point)
 
     # then the URLs and the views they import are loaded before any request ...
     assert loaded["urls"] is True
