@@ -76,7 +76,8 @@ class PropertyCategory(TimestampedModel):
 
 
 # Listings anyone may see (listings.selectors.property_visible_to): the condition of the
-# partial indexes that serve public searches, written as the searches write it.
+# partial indexes that serve public searches. Searches ask for it as
+# listings.functions.IsPublic, which writes the same statuses into the statement's text.
 HIDDEN_STATUSES = (PropertyStatus.PENDING, PropertyStatus.SUSPENDED)
 PUBLIC_LISTING = ~Q(status__in=HIDDEN_STATUSES)
 

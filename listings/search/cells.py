@@ -39,7 +39,8 @@ from django.db import connections
 from django.db.models import Count, F, FloatField, Max, Min, QuerySet, Sum, Value
 from django.db.models.functions import Floor
 
-from listings.models import HIDDEN_STATUSES, MapCell, Property
+from listings.functions import HIDDEN_STATUS_LITERALS
+from listings.models import MapCell, Property
 from listings.search.params import Box, SearchParams
 from listings.search.statistics import TABLE_ROWS
 from listings.triggers import install_sql_file, uninstall_triggers
@@ -220,10 +221,8 @@ ROW_BY_ROW = 256
 PROPERTY_TABLE = Property._meta.db_table
 CELL_TABLE = MapCell._meta.db_table
 # Public listings (listings.models.PUBLIC_LISTING), written as the public indexes' condition
-# reads, so that PostgreSQL sees those indexes apply.
-PUBLIC_CONDITION = "NOT (status IN ({}))".format(
-    ", ".join(f"'{status}'" for status in HIDDEN_STATUSES)
-)
+# reads, so that PostgreSQL sees those indexes apply (listings.functions.IsPublic).
+PUBLIC_CONDITION = f"NOT (status IN ({HIDDEN_STATUS_LITERALS}))"
 # A cluster's figures, in the order of Totals' fields, from listings and from stored cells.
 LISTING_FIGURES = (
     "COUNT(*), SUM(latitude), SUM(longitude), MIN(longitude), MIN(latitude),"

@@ -8,7 +8,13 @@ from django.db import connection
 from django.db.models import Value
 from django.test.utils import CaptureQueriesContext
 
-from listings.models import Property, PropertyStatus, PropertyType, TransactionType
+from listings.models import (
+    HIDDEN_STATUSES,
+    Property,
+    PropertyStatus,
+    PropertyType,
+    TransactionType,
+)
 from listings.search import search_matches, search_params
 from listings.search.counting import SearchCount
 from listings.search.pages import page_ids
@@ -102,6 +108,34 @@ def test_a_search_counted_from_the_groups_alone_costs_three_queries(
     body = response.json()
     assert body["totalItemsExact"] is True
     assert body["totalItems"] == len(body["properties"])
+
+
+@pytest.mark.parametrize("viewer", ["anonymous", "owner"])
+def test_a_search_writes_the_hidden_statuses_into_its_statements(clients, owner_record, viewer):
+    # given listings, some of them PENDING
+    make_mixed_listings(8, owner_record)
+    statements = []
+
+    def capture(execute, sql, params, many, context):
+        statements.append((sql, params))
+        return execute(sql, params, many, context)
+
+    # when a search with a price range (its count reads the matches) is sent
+    with connection.execute_wrapper(capture):
+        response = clients[viewer].get(PROPERTIES_URL, {"minPrice": "1.5", "sort": "price"})
+
+    # then each statement that reads listings by their status names the hidden statuses in
+    # its text and sends none as a parameter, so that PostgreSQL can keep a plan for any
+    # values that uses the public indexes (listings.functions.IsPublic)
+    assert response.status_code == 200
+    visible = Property.objects.count() if viewer == "owner" else 6
+    assert response.json()["totalItems"] == visible
+    by_status = [(sql, params) for sql, params in statements if '"status"' in sql]
+    assert len(by_status) >= 2, [sql[:80] for sql, _ in statements]
+    for sql, params in by_status:
+        assert """NOT ("listings_property"."status" IN ('PENDING', 'SUSPENDED'))""" in sql
+        values = params.values() if isinstance(params, dict) else params
+        assert not set(values or ()) & set(HIDDEN_STATUSES), (sql[:80], params)
 
 
 @pytest.mark.parametrize("viewer", ["anonymous", "owner", "admin"])

@@ -2,7 +2,8 @@
 
 import pytest
 
-from listings.models import PropertyStatus, TransactionType
+from listings.functions import IsPublic
+from listings.models import PUBLIC_LISTING, Property, PropertyStatus, TransactionType
 from tests.factories import ListingFactory
 from tests.properties.support import PROPERTIES_URL, assert_problem, ids, property_url
 
@@ -163,3 +164,15 @@ def test_an_owner_filtering_by_their_own_id_sees_their_hidden_listings(owner_cli
 
     # then
     assert ids(response) == [pending.id]
+
+
+def test_the_searches_public_condition_is_the_public_indexes_condition(owner_record):
+    # given a listing of every status
+    listings = {status: listing_of(owner_record, status) for status in PropertyStatus.values}
+
+    # when the listings are read by the condition searches write and by the indexes' one
+    searched = set(Property.objects.filter(IsPublic()).values_list("id", flat=True))
+    indexed = set(Property.objects.filter(PUBLIC_LISTING).values_list("id", flat=True))
+
+    # then both hold the public listings and nothing else
+    assert searched == indexed == {listings[status].id for status in PUBLIC}
