@@ -22,6 +22,12 @@ from listings.text import folded
 HIDDEN_STATUS_LITERALS = ", ".join(f"'{status}'" for status in HIDDEN_STATUSES)
 
 
+def public_condition(status_sql: str) -> str:
+    """The SQL of "the listing whose status column is `status_sql` is public", the hidden
+    statuses written out (IsPublic)."""
+    return f"NOT ({status_sql} IN ({HIDDEN_STATUS_LITERALS}))"
+
+
 class TownKey(Lower):
     """A town's name as the municipality filter compares it: lowercased, every letter.
 
@@ -52,7 +58,7 @@ class IsPublic(Func):
 
     def as_sql(self, compiler, connection, **extra_context):
         status_sql, params = compiler.compile(self.get_source_expressions()[0])
-        return f"NOT ({status_sql} IN ({HIDDEN_STATUS_LITERALS}))", params
+        return public_condition(status_sql), params
 
 
 class Folded(Func):
