@@ -120,7 +120,13 @@ def connection_pool() -> ConnectionPool:
         os.environ["DATABASE_URL"],
         min_size=1,
         max_size=2,
-        kwargs={"row_factory": tuple_row, "autocommit": True},
+        # Planned without parallel workers, as the platform's connections are
+        # (config/settings/base.py): the same server for both.
+        kwargs={
+            "row_factory": tuple_row,
+            "autocommit": True,
+            "options": "-c max_parallel_workers_per_gather=0",
+        },
         open=True,
     )
     atexit.register(pool.close)

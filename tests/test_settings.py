@@ -5,6 +5,7 @@ import sys
 
 import pytest
 from django.conf import settings
+from django.db import connection
 
 from config.mail import smtp_mailers
 from tests.factories import UserFactory
@@ -82,3 +83,16 @@ def test_an_email_url_names_the_mail_server_of_the_default_mailer():
             },
         }
     }
+
+
+@pytest.mark.django_db
+@pytest.mark.postgres_only
+def test_the_applications_statements_are_planned_without_parallel_workers():
+    # given a connection of the application's, as every request and task opens one
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT setting, source FROM pg_settings WHERE name = 'max_parallel_workers_per_gather'"
+        )
+
+        # then the connection itself asked PostgreSQL to plan for this process alone
+        assert cursor.fetchone() == ("0", "client")

@@ -115,6 +115,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     if env.bool("DATABASE_PREPARED_STATEMENTS", default=True):
         DATABASES["default"]["OPTIONS"]["server_side_binding"] = True
         DATABASES["default"]["OPTIONS"]["prepare_threshold"] = 5
+    # No parallel workers for the application's statements (a server parameter each
+    # connection sets when it opens, so the replicas' connections too). The site's many
+    # short statements share the cores already; allowed them, PostgreSQL plans each index
+    # path twice, for one process and for workers: a map box's count planned in 0.86 ms
+    # instead of 1.14 (docs/performance.md, "Plans for one process"). Plans only change
+    # how a statement runs, never what it returns.
+    options = DATABASES["default"]["OPTIONS"].get("options", "")
+    DATABASES["default"]["OPTIONS"]["options"] = (
+        f"{options} -c max_parallel_workers_per_gather=0".strip()
+    )
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL and IMMEDIATE transactions let the web server and the worker share the file.
     DATABASES["default"].setdefault("OPTIONS", {})
