@@ -118,8 +118,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # No parallel workers for the application's statements (a server parameter each
     # connection sets when it opens, so the replicas' connections too). The site's many
     # short statements share the cores already; allowed them, PostgreSQL plans each index
-    # path twice, for one process and for workers: a map box's count planned in 0.86 ms
-    # instead of 1.14 (docs/performance.md, "Plans for one process"). Plans only change
+    # path twice, for one process and for workers: box searches served 1.09x to 1.60x the
+    # requests a second (docs/performance.md, "Plans for one process"). Plans only change
     # how a statement runs, never what it returns.
     options = DATABASES["default"]["OPTIONS"].get("options", "")
     DATABASES["default"]["OPTIONS"]["options"] = (
