@@ -96,3 +96,31 @@ def test_the_applications_statements_are_planned_without_parallel_workers():
 
         # then the connection itself asked PostgreSQL to plan for this process alone
         assert cursor.fetchone() == ("0", "client")
+
+
+def test_behind_a_pooler_the_connections_can_leave_the_servers_parallel_workers():
+    # when the production settings are loaded with parallel workers left to the server
+    environment = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "SECRET_KEY": "a-production-like-secret-key-0123456789-abcdefghijklmnop",
+        "ALLOWED_HOSTS": "estate.example.com",
+        "DATABASE_URL": "postgres://estate@db.example.com:5432/estate",
+        "DATABASE_PARALLEL_WORKERS": "1",
+    }
+    shown = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django; django.setup(); from django.conf import settings;"
+            " print(repr(settings.DATABASES['default']['OPTIONS'].get('options')))",
+        ],
+        cwd=settings.BASE_DIR,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+
+    # then the connections send no startup option a pooler could refuse
+    assert shown.stdout.strip() == "None"

@@ -120,11 +120,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # short statements share the cores already; allowed them, PostgreSQL plans each index
     # path twice, for one process and for workers: box searches served 1.09x to 1.60x the
     # requests a second (docs/performance.md, "Plans for one process"). Plans only change
-    # how a statement runs, never what it returns.
-    options = DATABASES["default"]["OPTIONS"].get("options", "")
-    DATABASES["default"]["OPTIONS"]["options"] = (
-        f"{options} -c max_parallel_workers_per_gather=0".strip()
-    )
+    # how a statement runs, never what it returns. Off behind a pooler that refuses
+    # startup options (DATABASE_PARALLEL_WORKERS: docs/deployment.md).
+    if not env.bool("DATABASE_PARALLEL_WORKERS", default=False):
+        options = DATABASES["default"]["OPTIONS"].get("options", "")
+        DATABASES["default"]["OPTIONS"]["options"] = (
+            f"{options} -c max_parallel_workers_per_gather=0".strip()
+        )
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL and IMMEDIATE transactions let the web server and the worker share the file.
     DATABASES["default"].setdefault("OPTIONS", {})
