@@ -38,30 +38,36 @@ def test_the_problem_documents_net_is_the_outermost_middleware():
     assert base.MIDDLEWARE[0] == "config.api.middleware.ProblemDocumentsMiddleware"
 
 
-def test_production_serves_the_api_as_json_only():
-    # when the production settings are loaded, as a server loads them
-    environment = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.production",
-        "SECRET_KEY": "a-production-like-secret-key-0123456789-abcdefghijklmnop",
-        "ALLOWED_HOSTS": "estate.example.com",
-    }
-    shown = subprocess.run(
+def production_setting(expression: str, **environment: str) -> str:
+    """What `expression` (of `settings`) prints once the production settings are loaded, as
+    a server loads them, in a process of its own with `environment` added."""
+    shown = subprocess.run(  # noqa: S603 (this interpreter, the tests' own expressions)
         [
             sys.executable,
             "-c",
-            "import django; django.setup(); from django.conf import settings;"
-            " print(settings.REST_FRAMEWORK['DEFAULT_RENDERER_CLASSES'])",
+            f"import django; django.setup(); from django.conf import settings; print({expression})",
         ],
         cwd=settings.BASE_DIR,
-        env=environment,
+        env={
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings.production",
+            "SECRET_KEY": "a-production-like-secret-key-0123456789-abcdefghijklmnop",
+            "ALLOWED_HOSTS": "estate.example.com",
+            **environment,
+        },
         capture_output=True,
         text=True,
         check=True,
     )
+    return shown.stdout.strip()
+
+
+def test_production_serves_the_api_as_json_only():
+    # when the production settings are loaded, as a server loads them
+    renderers = production_setting("settings.REST_FRAMEWORK['DEFAULT_RENDERER_CLASSES']")
 
     # then the API has no browsable HTML pages there
-    assert shown.stdout.strip() == "['djangorestframework_camel_case.render.CamelCaseJSONRenderer']"
+    assert renderers == "['djangorestframework_camel_case.render.CamelCaseJSONRenderer']"
 
 
 def test_an_email_url_names_the_mail_server_of_the_default_mailer():
@@ -100,27 +106,11 @@ def test_the_applications_statements_are_planned_without_parallel_workers():
 
 def test_behind_a_pooler_the_connections_can_leave_the_servers_parallel_workers():
     # when the production settings are loaded with parallel workers left to the server
-    environment = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.production",
-        "SECRET_KEY": "a-production-like-secret-key-0123456789-abcdefghijklmnop",
-        "ALLOWED_HOSTS": "estate.example.com",
-        "DATABASE_URL": "postgres://estate@db.example.com:5432/estate",
-        "DATABASE_PARALLEL_WORKERS": "1",
-    }
-    shown = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import django; django.setup(); from django.conf import settings;"
-            " print(repr(settings.DATABASES['default']['OPTIONS'].get('options')))",
-        ],
-        cwd=settings.BASE_DIR,
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=True,
+    options = production_setting(
+        "repr(settings.DATABASES['default']['OPTIONS'].get('options'))",
+        DATABASE_URL="postgres://estate@db.example.com:5432/estate",
+        DATABASE_PARALLEL_WORKERS="1",
     )
 
     # then the connections send no startup option a pooler could refuse
-    assert shown.stdout.strip() == "None"
+    assert options == "None"
