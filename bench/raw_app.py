@@ -135,7 +135,7 @@ def connection_pool() -> ConnectionPool:
 
 def where_clause(params: dict[str, str]) -> tuple[str, list]:
     """The WHERE of the filters the benchmark sends, with its arguments."""
-    conditions = ["p.status NOT IN ('PENDING', 'SUSPENDED')"]
+    conditions = ["p.public"]
     arguments: list = []
     if "type" in params:
         conditions.append("p.kind = %s")

@@ -14,18 +14,7 @@ from django.db.models import BooleanField, F, Func, Value
 from django.db.models.functions import Lower
 
 from listings.geometry import Polygon, parse_polygon
-from listings.models import HIDDEN_STATUSES
 from listings.text import folded
-
-# The statuses that hide a listing, as SQL literals: the model's constants, never a value
-# from a request.
-HIDDEN_STATUS_LITERALS = ", ".join(f"'{status}'" for status in HIDDEN_STATUSES)
-
-
-def public_condition(status_sql: str) -> str:
-    """The SQL of "the listing whose status column is `status_sql` is public", the hidden
-    statuses written out (IsPublic)."""
-    return f"NOT ({status_sql} IN ({HIDDEN_STATUS_LITERALS}))"
 
 
 class TownKey(Lower):
@@ -36,29 +25,6 @@ class TownKey(Lower):
 
     def as_sqlite(self, compiler, connection, **extra_context):
         return self.as_sql(compiler, connection, function="UNICODE_LOWER", **extra_context)
-
-
-class IsPublic(Func):
-    """Whether a listing is public (listings.models.PUBLIC_LISTING, the condition of the
-    public indexes), its hidden statuses written into the statement's text.
-
-    The public indexes are partial, and PostgreSQL uses a partial index only where it can
-    prove a statement's condition implies the index's. Sent as parameters, the statuses are
-    known only once a run gives them, so a plan kept for any values (plan_cache_mode
-    "auto", once psycopg has prepared a statement) could use no public index and was never
-    kept: every public search was planned again on every run. Written out, a statement
-    whose best plan does not depend on its values keeps one: 9,000 list requests on one
-    connection, planned 0.37 to 0.43 ms a request against 0.60 to 0.63, 10,001 plans
-    against 14,275 for 42,993 statements, their runs no slower (docs/performance.md)."""
-
-    output_field = BooleanField()
-
-    def __init__(self):
-        super().__init__(F("status"))
-
-    def as_sql(self, compiler, connection, **extra_context):
-        status_sql, params = compiler.compile(self.get_source_expressions()[0])
-        return public_condition(status_sql), params
 
 
 class Folded(Func):

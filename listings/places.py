@@ -26,8 +26,7 @@ from pathlib import Path
 
 from django.db import connections
 
-from listings.functions import IsPublic
-from listings.models import Place, Property
+from listings.models import PUBLIC_LISTING, Place, Property
 from listings.text import folded
 from listings.triggers import install_sql_file, uninstall_triggers
 
@@ -123,7 +122,7 @@ def _suggestions_from_listings(typed: str, limit: int) -> list[Suggestion]:
     """The same suggestions, from the public listings themselves (databases without
     listings_place's triggers)."""
     towns: dict[str, list] = {}
-    listings = Property.objects.filter(IsPublic()).order_by("created_at", "id")
+    listings = Property.objects.filter(PUBLIC_LISTING).order_by("created_at", "id")
     for municipality in listings.values_list("municipality", flat=True).iterator():
         town = towns.setdefault(municipality.lower(), [municipality, 0])
         town[1] += 1

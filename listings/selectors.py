@@ -10,9 +10,9 @@ from django.db.models import JSONField, Prefetch, Q, QuerySet
 
 from accounts.models import Owner, User, UserType
 from listings.cache import public_read
-from listings.functions import IsPublic
 from listings.models import (
     HIDDEN_STATUSES,
+    PUBLIC_LISTING,
     RECORD_FIELDS,
     DeletedListing,
     PriceChange,
@@ -32,18 +32,18 @@ def visible_listing(viewer: User) -> Q:
     """The condition on listings the viewer may see: PENDING and SUSPENDED ones only by their
     owner and admins."""
     if viewer_sees_only_public(viewer):
-        return Q(IsPublic())
+        return PUBLIC_LISTING
     if viewer.user_type == UserType.ADMIN:
         return Q()
     own = Owner.objects.filter(user_id=viewer.pk).values("pk")
-    return Q(IsPublic()) | Q(owner_id__in=own)
+    return PUBLIC_LISTING | Q(owner_id__in=own)
 
 
 @functools.cache
 def _public_listings() -> QuerySet[Property]:
     """Public listings, their condition resolved once: every visitor's search starts here.
     Never evaluated itself; each use filters a copy."""
-    return Property.objects.filter(IsPublic())
+    return Property.objects.filter(PUBLIC_LISTING)
 
 
 def property_visible_to(*, viewer: User) -> QuerySet[Property]:

@@ -39,7 +39,6 @@ from django.db import connections
 from django.db.models import Count, F, FloatField, Max, Min, QuerySet, Sum, Value
 from django.db.models.functions import Floor
 
-from listings.functions import public_condition
 from listings.models import MapCell, Property
 from listings.search.params import Box, SearchParams
 from listings.search.statistics import TABLE_ROWS
@@ -220,9 +219,8 @@ ROW_BY_ROW = 256
 # Every value is a named parameter.
 PROPERTY_TABLE = Property._meta.db_table
 CELL_TABLE = MapCell._meta.db_table
-# Public listings (listings.models.PUBLIC_LISTING), written as the public indexes' condition
-# reads, so that PostgreSQL sees those indexes apply (listings.functions.IsPublic).
-PUBLIC_CONDITION = public_condition("status")
+# Public listings (listings.models.PUBLIC_LISTING): the public indexes' condition.
+PUBLIC_CONDITION = Property._meta.get_field("public").column
 # A cluster's figures, in the order of Totals' fields, from listings and from stored cells.
 LISTING_FIGURES = (
     "COUNT(*), SUM(latitude), SUM(longitude), MIN(longitude), MIN(latitude),"

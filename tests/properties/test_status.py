@@ -5,7 +5,7 @@ import datetime
 import pytest
 from django.utils import timezone
 
-from listings.models import Property, PropertyStatus, TransactionType
+from listings.models import HIDDEN_STATUSES, Property, PropertyStatus, TransactionType
 from tests.factories import ListingFactory
 from tests.properties.support import (
     WRITE_RESPONSE_KEYS,
@@ -99,8 +99,9 @@ def test_allowed_move_is_200_with_the_moved_listing(
     assert body == {**common_fields(listing), "type": None}
     after = listing_row(listing.id)
     assert after["status"] == target
+    assert after["public"] is (target not in HIDDEN_STATUSES)
     assert after["updated_at"] > before["updated_at"]
-    unchanged = set(before) - {"status", "updated_at"}
+    unchanged = set(before) - {"status", "public", "updated_at"}
     assert {name: after[name] for name in unchanged} == {name: before[name] for name in unchanged}
 
 

@@ -2,7 +2,6 @@
 
 import pytest
 
-from listings.functions import IsPublic
 from listings.models import PUBLIC_LISTING, Property, PropertyStatus, TransactionType
 from tests.factories import ListingFactory
 from tests.properties.support import PROPERTIES_URL, assert_problem, ids, property_url
@@ -166,13 +165,28 @@ def test_an_owner_filtering_by_their_own_id_sees_their_hidden_listings(owner_cli
     assert ids(response) == [pending.id]
 
 
-def test_the_searches_public_condition_is_the_public_indexes_condition(owner_record):
+def test_the_public_column_holds_the_public_statuses(owner_record):
     # given a listing of every status
     listings = {status: listing_of(owner_record, status) for status in PropertyStatus.values}
 
-    # when the listings are read by the condition searches write and by the indexes' one
-    searched = set(Property.objects.filter(IsPublic()).values_list("id", flat=True))
-    indexed = set(Property.objects.filter(PUBLIC_LISTING).values_list("id", flat=True))
+    # when the listings are read by the public indexes' condition
+    public = set(Property.objects.filter(PUBLIC_LISTING).values_list("id", flat=True))
 
-    # then both hold the public listings and nothing else
-    assert searched == indexed == {listings[status].id for status in PUBLIC}
+    # then it holds the public listings and nothing else
+    assert public == {listings[status].id for status in PUBLIC}
+
+
+def test_the_public_column_follows_a_status_written_later(owner_record):
+    # given a pending listing and an available one
+    pending = listing_of(owner_record, PropertyStatus.PENDING)
+    available = listing_of(owner_record, PropertyStatus.AVAILABLE)
+
+    # when both statuses are written in one statement, as the admin's bulk actions write them
+    Property.objects.filter(pk=pending.pk).update(status=PropertyStatus.AVAILABLE)
+    Property.objects.filter(pk=available.pk).update(status=PropertyStatus.SUSPENDED)
+
+    # then the database has computed the column again from each new status
+    assert dict(Property.objects.values_list("id", "public")) == {
+        pending.id: True,
+        available.id: False,
+    }
