@@ -181,7 +181,7 @@ def test_the_public_column_follows_a_status_written_later(owner_record):
     pending = listing_of(owner_record, PropertyStatus.PENDING)
     available = listing_of(owner_record, PropertyStatus.AVAILABLE)
 
-    # when both statuses are written in one statement, as the admin's bulk actions write them
+    # when each status is written by a queryset's update, no listing saved as a model
     Property.objects.filter(pk=pending.pk).update(status=PropertyStatus.AVAILABLE)
     Property.objects.filter(pk=available.pk).update(status=PropertyStatus.SUSPENDED)
 
