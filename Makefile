@@ -125,7 +125,7 @@ lighthouse: install chromium node
 
 # The bounded load test (docs/reliability.md): gunicorn + PostgreSQL + db_worker, 32 users,
 # 2 minutes, reads and writes; needs a PostgreSQL server (LOAD_DATABASE_SERVER).
-.PHONY: load-test bench bench-replay bench-matching
+.PHONY: load-test bench bench-replay bench-matching bench-writes
 load-test: install
 	$(PY) -m tests.load.run $(LOAD_ARGS)
 
@@ -146,6 +146,11 @@ bench-replay: install
 SEARCHES ?= 100000
 bench-matching: install
 	$(PY) -m bench.matching --size $(SIZE) --searches $(SEARCHES)
+
+# One listing's write with the triggers of the tables kept from the listings
+# (docs/performance.md): a price change, a status change and a delete, all rolled back.
+bench-writes: install
+	$(PY) -m bench.writes --size $(SIZE)
 
 # A streaming hot standby of the machine's PostgreSQL on port 5433 (docs/deployment.md, "Read
 # replicas"): made, started or rebuilt as needed; `make replica-remove` drops it. As root.
