@@ -1,7 +1,13 @@
 """Installing and removing the SQL files of the tables PostgreSQL keeps from the listings
 (listings/sql/: the public listing groups, the places, the map cells): each file's
 statement-level triggers on listings_property and the functions they run. Migrations call
-these through each table's module; other databases keep no such tables."""
+these through each table's module; other databases keep no such tables.
+
+A migration runs a file as it is now, so the first migration that runs one comes after
+every column the file reads: migration 0037, after the `public` column (0035) that the
+triggers count listings by. A change to a file is installed by a new migration that runs
+it again (and rebuilds the table); a file that comes to read a newer column moves the
+first run past that column's migration, as 0037 did."""
 
 from pathlib import Path
 

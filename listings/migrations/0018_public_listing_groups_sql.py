@@ -1,13 +1,8 @@
-"""The public listing groups' triggers from listings/sql/public_listing_groups.sql, and the
-groups rebuilt with them (PostgreSQL only; docs/architecture.md)."""
+"""Once the public listing groups' triggers from listings/sql/public_listing_groups.sql and
+the groups rebuilt with them; the file now reads the `public` column, so 0037, the first
+migration after it, runs the file (listings/triggers.py)."""
 
 from django.db import migrations
-
-from listings.search import groups
-
-
-def install_groups(apps, schema_editor):
-    groups.install(schema_editor)
 
 
 class Migration(migrations.Migration):
@@ -15,6 +10,4 @@ class Migration(migrations.Migration):
         ("listings", "0017_public_listing_groups"),
     ]
 
-    operations = [
-        migrations.RunPython(install_groups, migrations.RunPython.noop),
-    ]
+    operations = []

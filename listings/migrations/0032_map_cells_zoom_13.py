@@ -1,13 +1,8 @@
-"""A fourth grid of map cells, at zoom 13 (listings.search.cells.MAP_CELL_LEVELS): the
-triggers' file runs again and rebuilds every cell."""
+"""A fourth grid of map cells, at zoom 13 (listings.search.cells.MAP_CELL_LEVELS). The cells'
+file, which this migration once ran again, now reads the `public` column, so 0037, the
+first migration after it, runs the file (listings/triggers.py)."""
 
 from django.db import migrations
-
-from listings.search import cells
-
-
-def install_map_cells(apps, schema_editor):
-    cells.install(schema_editor)
 
 
 class Migration(migrations.Migration):
@@ -15,6 +10,4 @@ class Migration(migrations.Migration):
         ("listings", "0031_record_verbose_names"),
     ]
 
-    operations = [
-        migrations.RunPython(install_map_cells, migrations.RunPython.noop),
-    ]
+    operations = []

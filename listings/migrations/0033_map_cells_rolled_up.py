@@ -1,13 +1,8 @@
-"""Map cells rolled up by transaction and for any listing (listings.search.cells.ANY): the
-triggers' file runs again and rebuilds every cell."""
+"""Map cells rolled up by transaction and for any listing (listings.search.cells.ANY). The
+cells' file, which this migration once ran again, now reads the `public` column, so 0037,
+the first migration after it, runs the file (listings/triggers.py)."""
 
 from django.db import migrations
-
-from listings.search import cells
-
-
-def install_map_cells(apps, schema_editor):
-    cells.install(schema_editor)
 
 
 class Migration(migrations.Migration):
@@ -15,6 +10,4 @@ class Migration(migrations.Migration):
         ("listings", "0032_map_cells_zoom_13"),
     ]
 
-    operations = [
-        migrations.RunPython(install_map_cells, migrations.RunPython.noop),
-    ]
+    operations = []

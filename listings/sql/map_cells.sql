@@ -12,8 +12,11 @@
 -- lies in the cell (floor(latitude / size), floor(longitude / size)), as the clusters
 -- compute it. The levels are listings.search.clusters.MAP_CELL_LEVELS (a test compares).
 --
--- Run by migrations (listings.search.clusters.install): every statement can run again, and
--- the last ones rebuild the cells from the listings.
+-- A listing counts while it is public: its `public` column (listings.models.Property), which
+-- the public indexes hold too, so a cell's listings are read again through them.
+--
+-- Run by migrations (listings.search.cells.install; listings/triggers.py says which):
+-- every statement can run again, and the last ones rebuild the cells from the listings.
 
 CREATE OR REPLACE FUNCTION listings_map_cell_size(level integer) RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
@@ -64,7 +67,7 @@ BEGIN
     FROM (%s) AS changed CROSS JOIN (VALUES (9), (12), (13), (15)) AS grid (level)
     CROSS JOIN LATERAL listings_map_cell_keys(changed.transaction_type, changed.kind)
       AS rollup
-    WHERE changed.status NOT IN ('PENDING', 'SUSPENDED')
+    WHERE changed.public
     GROUP BY 1, 2, 3, 4, 5
     ORDER BY 1, 2, 3, 4, 5
     ON CONFLICT (level, "row", "column", transaction_type, kind) DO UPDATE SET
@@ -95,7 +98,7 @@ BEGIN
              floor(old_rows.longitude / listings_map_cell_size(grid.level))::integer
                AS cell_column
       FROM old_rows CROSS JOIN (VALUES (9), (12), (13), (15)) AS grid (level)
-      WHERE old_rows.status NOT IN ('PENDING', 'SUSPENDED')
+      WHERE old_rows.public
     ) AS removed
       ON touched.level = removed.level AND touched."row" = removed.cell_row
      AND touched."column" = removed.cell_column
@@ -114,7 +117,7 @@ BEGIN
            coalesce(sum(listing.latitude), 0) AS latitude_sum,
            coalesce(sum(listing.longitude), 0) AS longitude_sum
     FROM listings_property AS listing
-    WHERE listing.status NOT IN ('PENDING', 'SUSPENDED')
+    WHERE listing.public
       AND listing.transaction_type = stale.transaction_type
       AND coalesce(listing.kind, '') = stale.kind
       -- The cell's box, a little wider (an index range), then the cell itself.
@@ -143,7 +146,7 @@ BEGIN
     FROM old_rows CROSS JOIN (VALUES (9), (12), (13), (15)) AS grid (level)
     CROSS JOIN LATERAL listings_map_cell_keys(old_rows.transaction_type, old_rows.kind)
       AS rollup
-    WHERE old_rows.status NOT IN ('PENDING', 'SUSPENDED') AND rollup.kind = '*'
+    WHERE old_rows.public AND rollup.kind = '*'
     ORDER BY 1, 2, 3, 4
   ) AS rolled
   CROSS JOIN LATERAL (
@@ -207,5 +210,5 @@ SELECT grid.level,
        max(listing.latitude), min(listing.price)
 FROM listings_property AS listing CROSS JOIN (VALUES (9), (12), (13), (15)) AS grid (level)
 CROSS JOIN LATERAL listings_map_cell_keys(listing.transaction_type, listing.kind) AS rollup
-WHERE listing.status NOT IN ('PENDING', 'SUSPENDED')
+WHERE listing.public
 GROUP BY 1, 2, 3, 4, 5;

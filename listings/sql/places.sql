@@ -4,8 +4,10 @@
 -- every written statement's changes in that statement, whichever way listings are written.
 -- docs/architecture.md says how they stay correct.
 --
--- Run by migrations (listings.places.install): every statement can run again, and the last
--- ones rebuild the places from the listings.
+-- A listing counts while it is public: its `public` column (listings.models.Property).
+--
+-- Run by migrations (listings.places.install; listings/triggers.py says which): every
+-- statement can run again, and the last ones rebuild the places from the listings.
 
 -- A town's name as typed text is compared with it: without accents, lowercased (unaccent
 -- first: lower() of an accented capital depends on the database's locale, unaccent() does
@@ -39,7 +41,7 @@ BEGIN
              (array_agg(changed.municipality ORDER BY changed.created_at, changed.id))[1]),
            sum(changed.change)
     FROM (%s) AS changed
-    WHERE changed.status NOT IN ('PENDING', 'SUSPENDED')
+    WHERE changed.public
     GROUP BY 1
     HAVING sum(changed.change) <> 0
     ORDER BY 1
@@ -87,5 +89,5 @@ SELECT lower(listing.municipality),
          (array_agg(listing.municipality ORDER BY listing.created_at, listing.id))[1]),
        count(*)
 FROM listings_property AS listing
-WHERE listing.status NOT IN ('PENDING', 'SUSPENDED')
+WHERE listing.public
 GROUP BY 1;

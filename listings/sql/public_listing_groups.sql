@@ -5,8 +5,8 @@
 -- COPY, SQL run by hand). listings/search/groups.py counts public searches from these groups;
 -- docs/architecture.md says how they stay correct.
 --
--- Run by migrations (listings.search.groups.install): every statement can run again, and the
--- last ones rebuild the groups from the listings.
+-- Run by migrations (listings.search.groups.install; listings/triggers.py says which): every
+-- statement can run again, and the last ones rebuild the groups from the listings.
 
 -- The band of a price: twelve bands a decade (the E12 series) from 10 to 820,000,000,
 -- numbered as width_bucket numbers them (0 below the first edge). The same edges as
@@ -47,8 +47,8 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 $$;
 
 -- Add a statement's inserted (+1), deleted (-1) or updated (both) listings to their groups.
--- Only public listings count (not PENDING, not SUSPENDED). Groups are written in key order,
--- so that concurrent writers lock shared groups in the same order.
+-- Only public listings count (their `public` column, listings.models.Property). Groups are
+-- written in key order, so that concurrent writers lock shared groups in the same order.
 CREATE OR REPLACE FUNCTION listings_public_groups_follow() RETURNS trigger
 LANGUAGE plpgsql AS $function$
 DECLARE
@@ -70,7 +70,7 @@ BEGIN
       changed.municipality, changed.category_id, changed.bedrooms, changed.transaction_type,
       changed.kind, changed.price
     ) AS keys
-    WHERE changed.status NOT IN ('PENDING', 'SUSPENDED')
+    WHERE changed.public
     GROUP BY 1, 2, 3, 4, 5, 6
     HAVING sum(changed.change) <> 0
     ORDER BY 1, 2, 3, 4, 5, 6
@@ -121,5 +121,5 @@ CROSS JOIN LATERAL listings_public_group_keys(
   listing.municipality, listing.category_id, listing.bedrooms, listing.transaction_type,
   listing.kind, listing.price
 ) AS keys
-WHERE listing.status NOT IN ('PENDING', 'SUSPENDED')
+WHERE listing.public
 GROUP BY 1, 2, 3, 4, 5, 6;

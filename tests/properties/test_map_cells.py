@@ -12,9 +12,9 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 
-from listings import services
+from listings import places, services
 from listings.models import HIDDEN_STATUSES, MapCell, Property, PropertyStatus, TransactionType
-from listings.search import cells, search_params
+from listings.search import cells, groups, search_params
 from listings.search.cells import MAP_CELL_LEVELS, cell_size, celled_search, grouped_listings
 from listings.search.clusters import listing_clusters
 from listings.search.query import search_filtered
@@ -197,6 +197,44 @@ def test_the_installed_trigger_function_is_the_sql_files():
         cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = 'listings_map_cells_follow'")
         (installed,) = cursor.fetchone()
     assert installed == written.group(2)
+
+
+def listings_read(cursor) -> int:
+    """The rows this transaction has read from the listings table so far, by scanning it
+    or through its indexes."""
+    cursor.execute(
+        "SELECT seq_tup_read + idx_tup_fetch FROM pg_stat_xact_user_tables"
+        " WHERE relname = 'listings_property'"
+    )
+    return cursor.fetchone()[0]
+
+
+def test_a_listings_write_reads_its_cells_listings_through_the_public_indexes():
+    # given listings round four towns, and one far from them, alone in its cells
+    generate_listings(random.Random(9), 120)
+    alone = ListingFactory(latitude=28.1, longitude=-15.4, status=PropertyStatus.AVAILABLE)
+    with connection.cursor() as cursor:
+        # Where an index answers, the planner takes it whatever the table's size; the plans
+        # the triggers' function kept from earlier statements are made again.
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("DISCARD PLANS")
+        before = listings_read(cursor)
+        # when its price rises, so that its cells' lowest price is read again
+        services.property_update(
+            property=alone, by=alone.owner.user, changes={"price": alone.price + 1}
+        )
+        read = listings_read(cursor) - before
+    # then its stale cells read the few listings of their boxes, not the table: the
+    # triggers ask for `public`, as the public indexes' condition does
+    assert read < Property.objects.count()
+    assert_cells_are_the_listings()
+
+
+@pytest.mark.parametrize("path", [cells.SQL_FILE, groups.SQL_FILE, places.SQL_FILE])
+def test_the_kept_tables_count_listings_by_their_public_column(path):
+    text = path.read_text()
+    assert re.findall(r"\b(?:changed|old_rows|listing)\.public\b", text)
+    assert not [status for status in PropertyStatus.values if f"'{status}'" in text]
 
 
 def listings_with_some_on_cell_edges(rng: random.Random) -> None:
