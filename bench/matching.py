@@ -22,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+from bench.run import add_database_arguments, seeded_database
+
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 20_261_127
 BATCH = 5_000
@@ -132,20 +134,12 @@ def measure(listings: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--size", type=int, default=10_000, help="listings (default 10000)")
+    add_database_arguments(parser)
     parser.add_argument("--searches", type=int, default=100_000)
     parser.add_argument("--listings", type=int, default=500, help="listings matched")
-    parser.add_argument(
-        "--server",
-        default=os.environ.get("BENCH_DATABASE_SERVER", "postgres://root@127.0.0.1:5432"),
-    )
     arguments = parser.parse_args()
 
-    from bench.run import database_ready
-
-    url = database_ready(
-        arguments.server, f"estate_bench_{arguments.size}", arguments.size, reseed=False
-    )
+    url = seeded_database(arguments)
     os.environ["DATABASE_URL"] = url
     os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.dev"
     sys.path.insert(0, str(ROOT))

@@ -36,6 +36,8 @@ from pathlib import Path
 
 from django.db import connection
 
+from bench.run import add_database_arguments
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -189,7 +191,7 @@ def statement_times(client, lines: list[str], *, seed: int = 1) -> list[Statemen
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--size", type=int, default=10_000, help="listings (default 10000)")
+    add_database_arguments(parser)
     parser.add_argument("--kinds", nargs="+", default=["list"], help="request kinds, as bench")
     parser.add_argument("--requests", type=int, default=1000, help="of each kind's file, at most")
     parser.add_argument("--rounds", type=int, default=1)
@@ -206,11 +208,6 @@ def main() -> None:
         default=0,
         metavar="N",
         help="print each kind's N slowest requests of the round, with their wall time",
-    )
-    parser.add_argument(
-        "--server",
-        default=os.environ.get("BENCH_DATABASE_SERVER", "postgres://root@127.0.0.1:5432"),
-        help="PostgreSQL server URL, without a database name",
     )
     arguments = parser.parse_args()
     directory = ROOT / "var" / "bench" / str(arguments.size)

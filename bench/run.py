@@ -127,6 +127,24 @@ SERVING = {"threads": 1, "keep_alive_seconds": 0, "worker_connections": 1}
 WARM_TABLES = ("listings_property", "listings_type_specific_record", "media_app_image")
 
 
+def add_database_arguments(parser: argparse.ArgumentParser) -> None:
+    """The benchmark database's arguments, as every bench module takes them: --size, its
+    listings (the database estate_bench_<size>), and --server."""
+    parser.add_argument("--size", type=int, default=10_000, help="listings (default 10000)")
+    parser.add_argument(
+        "--server",
+        default=os.environ.get("BENCH_DATABASE_SERVER", "postgres://root@127.0.0.1:5432"),
+        help="PostgreSQL server URL, without a database name",
+    )
+
+
+def seeded_database(arguments: argparse.Namespace) -> str:
+    """The URL of the benchmark database of --size listings on --server, made if needed."""
+    return database_ready(
+        arguments.server, f"estate_bench_{arguments.size}", arguments.size, reseed=False
+    )
+
+
 def warm_database(url: str) -> str:
     """Load the listing tables and their indexes into PostgreSQL's shared buffers (as far as
     they hold them), as a running service has them; return shared_buffers.
@@ -441,17 +459,12 @@ def report(size: int, results: dict, raw: dict, settings: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--size", type=int, default=10_000, help="listings (default 10000)")
+    add_database_arguments(parser)
     parser.add_argument("--seconds", type=int, default=15, help="seconds per kind (default 15)")
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--workers", type=int, default=(os.cpu_count() or 1) * 2)
     parser.add_argument("--kinds", nargs="*", help="only these kinds (default: all)")
     parser.add_argument("--reseed", action="store_true", help="drop and seed the database again")
-    parser.add_argument(
-        "--server",
-        default=os.environ.get("BENCH_DATABASE_SERVER", "postgres://root@127.0.0.1:5432"),
-        help="PostgreSQL server URL, without a database name",
-    )
     parser.add_argument("--port", type=int, default=8710)
     parser.add_argument(
         "--nodes",

@@ -1,6 +1,7 @@
-"""The listings' writes benchmark: what one listing's write costs with the triggers of the
-tables PostgreSQL keeps from the listings (listings/sql/: the public listing groups, the
-places, the map cells).
+"""The listings' writes benchmark: one listing's write with the kept tables' triggers.
+
+What a write costs with the triggers of the tables PostgreSQL keeps from the listings
+(listings/sql/: the public listing groups, the places, the map cells).
 
     python -m bench.writes --size 1000000 --writes 40
     make bench-writes SIZE=1000000
@@ -24,6 +25,8 @@ import time
 from pathlib import Path
 
 import psycopg
+
+from bench.run import add_database_arguments, seeded_database
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 20_261_207
@@ -63,19 +66,11 @@ def measure(url: str, writes: int) -> dict[str, list[float]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--size", type=int, default=10_000, help="listings (default 10000)")
+    add_database_arguments(parser)
     parser.add_argument("--writes", type=int, default=40, help="writes of each kind")
-    parser.add_argument(
-        "--server",
-        default=os.environ.get("BENCH_DATABASE_SERVER", "postgres://root@127.0.0.1:5432"),
-    )
     arguments = parser.parse_args()
 
-    from bench.run import database_ready
-
-    url = database_ready(
-        arguments.server, f"estate_bench_{arguments.size}", arguments.size, reseed=False
-    )
+    url = seeded_database(arguments)
     times = measure(url, arguments.writes)
     rows = "".join(
         f"| {kind} | {statistics.median(taken):.1f} | {max(taken):.1f} |\n"
