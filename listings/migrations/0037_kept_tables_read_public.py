@@ -4,9 +4,9 @@ writing its hidden statuses out again, and each table is rebuilt with them.
 
 The column's public indexes are partial on it: a map cell's listings, read again when a
 listing leaves the cell's edge or its lowest price, are read through them only when the
-trigger asks for `public` too (at 1,000,000 listings, a listing's update took 1.1 s, each
-stale cell a scan of the whole table: docs/performance.md, "Map clusters and box counts
-from stored cells"). The first migration to run the files: earlier ones ran before the
+trigger asks for `public` too (at 1,000,000 listings, a listing's price change took half
+a second, up to 1.5 s, each stale cell a scan of the whole table: docs/performance.md, "Map
+clusters and box counts from stored cells"). The first migration to run the files: earlier ones ran before the
 column existed (listings/triggers.py).
 """
 
