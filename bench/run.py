@@ -106,8 +106,8 @@ def database_ready(server_url: str, name: str, size: int, reseed: bool) -> str:
     else:
         # A migration may have built indexes on expressions since the last run, which the
         # planner has no statistics of until the table is analysed again, or rebuilt a table
-        # kept from the listings, whose old rows stay until a vacuum (autovacuum may be off:
-        # it is on the CI's machines). With nothing to clear, 4 s at 1,000,000 listings.
+        # kept from the listings, whose old rows stay until a vacuum (autovacuum may be off,
+        # as on the CI's machines). With nothing to clear, 4 s at 1,000,000 listings.
         with psycopg.connect(url, autocommit=True) as connection:
             connection.execute("VACUUM ANALYZE")
     return url
