@@ -124,9 +124,12 @@ def generate_listings(rng: random.Random, count: int) -> list[Property]:
 def test_the_sql_file_keeps_the_levels_of_the_code():
     text = cells.SQL_FILE.read_text()
     grids = re.findall(r"VALUES \(9\), \(12\), \(13\), \(15\)", text)
-    # What is added, what is made right again (the rows of a transaction and kind, then the
-    # rolled-up ones), and the rebuild.
-    assert len(grids) == 4
+    # What is added, the cells to make right again, and the rebuild.
+    assert len(grids) == 3
+    # The cells made right again: the finest grid's from the listings, then each coarser
+    # grid's from the grid just finer.
+    assert "listings_map_cell_size(15)" in text
+    assert "VALUES (13, 15), (12, 13), (9, 12)" in text
     # Where the cells roll up any transaction or kind, the code reads the same marker.
     assert set(re.findall(r"'(\W)'", text)) == {cells.ANY}
     assert MAP_CELL_LEVELS == (9, 12, 13, 15)
@@ -228,6 +231,50 @@ def test_a_listings_write_reads_its_cells_listings_through_the_public_indexes():
     # triggers ask for `public`, as the public indexes' condition does
     assert read < Property.objects.count()
     assert_cells_are_the_listings()
+
+
+def test_a_coarser_grids_stale_cell_is_computed_from_the_finer_grids_cells():
+    # given the cheapest listing of a cell of zoom 9, alone in its cells of zoom 15 to 12,
+    # and dearer listings of the same transaction and kind elsewhere in the zoom 9 cell
+    cheapest = ListingFactory(
+        latitude=40.0, longitude=-3.0, price=Decimal("1000"), transaction_type="SALE"
+    )
+    for index in range(12):
+        ListingFactory(
+            latitude=39.95 + index * 0.003,
+            longitude=-3.1,
+            price=Decimal("2000"),
+            transaction_type="SALE",
+        )
+    Property.objects.update(kind="house", status=PropertyStatus.AVAILABLE)
+    zoom_9 = {
+        "level": 9,
+        "row": math.floor(40.0 / cell_size(9)),
+        "column": math.floor(-3.0 / cell_size(9)),
+    }
+    assert MapCell.objects.get(**zoom_9, transaction_type="SALE", kind="house").listings == 13
+    # and the cell of zoom 12 of the first dearer listing marked with a price of its own,
+    # which only the cells can tell
+    marked = MapCell.objects.filter(
+        level=12,
+        row=math.floor(39.95 / cell_size(12)),
+        column=math.floor(-3.1 / cell_size(12)),
+        transaction_type="SALE",
+        kind="house",
+    )
+    assert marked.update(lowest_price=Decimal("1500")) == 1
+
+    # when the cheapest listing's price rises, so that its cells of every grid are stale
+    Property.objects.filter(pk=cheapest.pk).update(price=Decimal("6000"))
+
+    # then the zoom 9 cell's lowest price is added up from the cells of zoom 12, not read
+    # from its 13 listings (a band of the box index across the map, in a dense region)
+    assert MapCell.objects.get(**zoom_9, transaction_type="SALE", kind="house").lowest_price == (
+        Decimal("1500")
+    )
+    assert MapCell.objects.get(**zoom_9, transaction_type="*", kind="*").lowest_price == (
+        Decimal("1500")
+    )
 
 
 @pytest.mark.parametrize("path", [cells.SQL_FILE, groups.SQL_FILE, places.SQL_FILE])
