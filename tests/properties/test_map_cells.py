@@ -128,8 +128,9 @@ def test_the_sql_file_keeps_the_levels_of_the_code():
     assert len(grids) == 3
     # The cells made right again: the finest grid's from the listings, then each coarser
     # grid's from the grid just finer.
-    assert "listings_map_cell_size(15)" in text
-    assert "VALUES (13, 15), (12, 13), (9, 12)" in text
+    assert f"listings_map_cell_size({MAP_CELL_LEVELS[-1]})" in text
+    steps = reversed(list(itertools.pairwise(MAP_CELL_LEVELS)))
+    assert "VALUES " + ", ".join(f"({coarser}, {finer})" for coarser, finer in steps) in text
     # Where the cells roll up any transaction or kind, the code reads the same marker.
     assert set(re.findall(r"'(\W)'", text)) == {cells.ANY}
     assert MAP_CELL_LEVELS == (9, 12, 13, 15)
@@ -237,14 +238,14 @@ def test_a_coarser_grids_stale_cell_is_computed_from_the_finer_grids_cells():
     # given the cheapest listing of a cell of zoom 9, alone in its cells of zoom 15 to 12,
     # and dearer listings of the same transaction and kind elsewhere in the zoom 9 cell
     cheapest = ListingFactory(
-        latitude=40.0, longitude=-3.0, price=Decimal("1000"), transaction_type="SALE"
+        latitude=40.0, longitude=-3.0, price=Decimal("1000"), transaction_type=TransactionType.SALE
     )
     for index in range(12):
         ListingFactory(
             latitude=39.95 + index * 0.003,
             longitude=-3.1,
             price=Decimal("2000"),
-            transaction_type="SALE",
+            transaction_type=TransactionType.SALE,
         )
     Property.objects.update(kind="house", status=PropertyStatus.AVAILABLE)
     zoom_9 = {
@@ -252,15 +253,15 @@ def test_a_coarser_grids_stale_cell_is_computed_from_the_finer_grids_cells():
         "row": math.floor(40.0 / cell_size(9)),
         "column": math.floor(-3.0 / cell_size(9)),
     }
-    assert MapCell.objects.get(**zoom_9, transaction_type="SALE", kind="house").listings == 13
+    houses_for_sale = {"transaction_type": TransactionType.SALE, "kind": "house"}
+    assert MapCell.objects.get(**zoom_9, **houses_for_sale).listings == 13
     # and the cell of zoom 12 of the first dearer listing marked with a price of its own,
     # which only the cells can tell
     marked = MapCell.objects.filter(
         level=12,
         row=math.floor(39.95 / cell_size(12)),
         column=math.floor(-3.1 / cell_size(12)),
-        transaction_type="SALE",
-        kind="house",
+        **houses_for_sale,
     )
     assert marked.update(lowest_price=Decimal("1500")) == 1
 
@@ -269,12 +270,10 @@ def test_a_coarser_grids_stale_cell_is_computed_from_the_finer_grids_cells():
 
     # then the zoom 9 cell's lowest price is added up from the cells of zoom 12, not read
     # from its 13 listings (a band of the box index across the map, in a dense region)
-    assert MapCell.objects.get(**zoom_9, transaction_type="SALE", kind="house").lowest_price == (
-        Decimal("1500")
-    )
-    assert MapCell.objects.get(**zoom_9, transaction_type="*", kind="*").lowest_price == (
-        Decimal("1500")
-    )
+    assert MapCell.objects.get(**zoom_9, **houses_for_sale).lowest_price == Decimal("1500")
+    assert MapCell.objects.get(
+        **zoom_9, transaction_type=cells.ANY, kind=cells.ANY
+    ).lowest_price == Decimal("1500")
 
 
 @pytest.mark.parametrize("path", [cells.SQL_FILE, groups.SQL_FILE, places.SQL_FILE])
