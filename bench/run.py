@@ -113,14 +113,19 @@ def database_ready(server_url: str, name: str, size: int, reseed: bool) -> str:
     return url
 
 
-# How the platform and the baseline are served (bench.servers.gunicorn): one thread per
-# worker, and one connection at a time, which a worker takes only when it is free and closes
-# after its response (no keep-alive). Each request then goes to a free worker, as behind
-# HAProxy, which opens a connection to a node for each request. Kept alive, wrk's
-# connections stayed for the whole run with whichever workers accepted them first, at times all
-# with one: half the machine was measured (text search at 61 to 65 req/s in three of five
-# runs, one core idle; 108 to 125 in five of five one connection at a time).
-SERVING = {"threads": 1, "keep_alive_seconds": 0, "worker_connections": 1}
+# How the platform and the baseline are served (bench.servers.gunicorn): a worker process per
+# core (--workers), of two threads, each holding one connection at a time, which a worker
+# takes only when a thread is free and closes after its response (no keep-alive). Each
+# request then goes to a free thread, as behind HAProxy, which opens a connection to a node
+# for each request. Kept alive, wrk's connections stayed for the whole run with whichever
+# workers accepted them first, at times all with one: half the machine was measured (text
+# search at 61 to 65 req/s in three of five runs, one core idle; 108 to 125 in five of five
+# one connection at a time). Two processes of two threads keep four requests in flight, as
+# four processes of one thread did, with fewer processes for 2 cores to switch between
+# (PostgreSQL's backends run there too): a list request cost gunicorn 3.25 ms of CPU against
+# 3.4 to 3.8, and in three alternating runs of make bench SIZE=1000000 --no-cache every kind
+# but the drawn area answered more requests a second (docs/performance.md).
+SERVING = {"threads": 2, "keep_alive_seconds": 0, "worker_connections": 2}
 
 
 # What the list and detail requests read: loaded into PostgreSQL's buffers before measuring.
@@ -425,7 +430,7 @@ def report(size: int, results: dict, raw: dict, settings: dict) -> str:
         f"### {size:,} listings",
         "",
         f"{settings['connections']} connections, {settings['seconds']} s per kind, "
-        f"gunicorn {settings['workers']} workers"
+        f"gunicorn {settings['workers']} workers of {SERVING['threads']} threads"
         + (f" on each of {settings['nodes']} nodes behind HAProxy" if settings.get("nodes") else "")
         + ", cache of public reads "
         f"{settings['cache']}; {settings['machine']}",
@@ -462,7 +467,12 @@ def main() -> None:
     add_database_arguments(parser)
     parser.add_argument("--seconds", type=int, default=15, help="seconds per kind (default 15)")
     parser.add_argument("--connections", type=int, default=8)
-    parser.add_argument("--workers", type=int, default=(os.cpu_count() or 1) * 2)
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="gunicorn's worker processes, of SERVING's threads each (default: one a CPU)",
+    )
     parser.add_argument("--kinds", nargs="*", help="only these kinds (default: all)")
     parser.add_argument("--reseed", action="store_true", help="drop and seed the database again")
     parser.add_argument("--port", type=int, default=8710)

@@ -3,6 +3,7 @@
 import http.client
 import os
 import socket
+import threading
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -19,11 +20,23 @@ def hello(environ, start_response):
     return [b"hello"]
 
 
+# The requests slow_process_id is answering in this process, and the most it has seen at once.
+_answering = {"now": 0, "most": 0}
+_answering_lock = threading.Lock()
+
+
 def slow_process_id(environ, start_response):
-    """A WSGI application answering, after a fifth of a second, with its process's id."""
+    """A WSGI application answering, after a fifth of a second, with its process's id and the
+    most requests it has answered at once."""
+    with _answering_lock:
+        _answering["now"] += 1
+        _answering["most"] = max(_answering["most"], _answering["now"])
     time.sleep(0.2)
+    with _answering_lock:
+        _answering["now"] -= 1
+        most = _answering["most"]
     start_response("200 OK", [("Content-Type", "text/plain")])
-    return [str(os.getpid()).encode()]
+    return [f"{os.getpid()} {most}".encode()]
 
 
 def test_no_server_is_started_on_a_port_something_already_listens_on():
@@ -71,7 +84,7 @@ def test_two_servers_side_by_side_both_serve_and_open_no_control_socket(tmp_path
             stop(server)
 
 
-def test_the_benchmark_gives_each_request_to_a_free_worker(tmp_path):
+def test_the_benchmark_gives_each_request_to_a_free_thread(tmp_path):
     # given a server of two workers, served as the benchmark serves the platform
     environment = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     port = free_port()
@@ -83,11 +96,12 @@ def test_the_benchmark_gives_each_request_to_a_free_worker(tmp_path):
         environment=environment,
         **SERVING,
     )
+    clients = 2 * SERVING["threads"]
     try:
         wait_until_up(url)
 
-        # when two clients ask at once, each on an HTTP/1.1 connection of its own that it
-        # would keep open
+        # when as many clients as the workers have threads ask at once, each on an HTTP/1.1
+        # connection of its own that it would keep open
         def ask(_client: int) -> tuple[str, str | None]:
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
             try:
@@ -97,12 +111,20 @@ def test_the_benchmark_gives_each_request_to_a_free_worker(tmp_path):
             finally:
                 connection.close()
 
-        with ThreadPoolExecutor(max_workers=2) as clients:
-            answers = list(clients.map(ask, range(2)))
+        with ThreadPoolExecutor(max_workers=clients) as pool:
+            answers = list(pool.map(ask, range(clients)))
 
-        # then each was answered by a worker of its own, which closed the connection after
-        # its response: no worker holds a connection while another is free
-        assert len({process for process, _connection in answers}) == 2, answers
-        assert [connection for _process, connection in answers] == ["close", "close"]
+        # then each worker took as many as it has threads and answered them at once, and
+        # closed each connection after its response: no worker holds a connection while
+        # another has a thread free
+        processes = [answer.split()[0] for answer, _connection in answers]
+        assert sorted(processes.count(process) for process in set(processes)) == [
+            SERVING["threads"],
+            SERVING["threads"],
+        ], answers
+        assert {answer.split()[1] for answer, _connection in answers} == {
+            str(SERVING["threads"])
+        }, answers
+        assert [connection for _answer, connection in answers] == ["close"] * clients
     finally:
         stop(server)
