@@ -123,8 +123,9 @@ def database_ready(server_url: str, name: str, size: int, reseed: bool) -> str:
 # one connection at a time). Two processes of two threads keep four requests in flight, as
 # four processes of one thread did, with fewer processes for 2 cores to switch between
 # (PostgreSQL's backends run there too): a list request cost gunicorn 3.25 ms of CPU against
-# 3.4 to 3.8, and in three alternating runs of make bench SIZE=1000000 --no-cache every kind
-# but the drawn area answered more requests a second (docs/performance.md).
+# 3.4 to 3.8, and in three alternating runs of make bench SIZE=1000000 --no-cache the mix and
+# seven other kinds answered more requests a second in every round, the map kinds within the
+# rounds' swing (docs/performance.md, "Two threads a process against one").
 SERVING = {"threads": 2, "keep_alive_seconds": 0, "worker_connections": 2}
 
 
