@@ -126,7 +126,8 @@ def database_ready(server_url: str, name: str, size: int, reseed: bool) -> str:
 # 3.4 to 3.8, and in three alternating runs of make bench SIZE=1000000 --no-cache the mix and
 # seven other kinds answered more requests a second in every round, the map kinds within the
 # rounds' swing (docs/performance.md, "Two threads a process against one").
-SERVING = {"threads": 2, "keep_alive_seconds": 0, "worker_connections": 2}
+THREADS = 2
+SERVING = {"threads": THREADS, "keep_alive_seconds": 0, "worker_connections": THREADS}
 
 
 # What the list and detail requests read: loaded into PostgreSQL's buffers before measuring.
