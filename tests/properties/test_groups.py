@@ -1,7 +1,6 @@
 """Counts of public searches from the groups PostgreSQL keeps (listings.search.groups)."""
 
 import collections
-import re
 from decimal import Decimal
 
 import pytest
@@ -128,32 +127,6 @@ def test_price_bands_are_postgresqls_width_buckets():
 
     # then Python numbers them the same
     assert numbered == [groups.price_band(price) for price in prices]
-
-
-@pytest.mark.parametrize(
-    "function",
-    [
-        "listings_price_band",
-        "listings_public_group_keys",
-        "listings_public_groups_follow",
-        "listings_public_groups_clear",
-    ],
-)
-def test_the_installed_functions_are_the_sql_files(function):
-    # given the function's body as the SQL file writes it
-    written = re.search(
-        rf"CREATE OR REPLACE FUNCTION {function}\(.*?AS (\$\w*\$)(.*?)\1",
-        groups.SQL_FILE.read_text(),
-        re.DOTALL,
-    )
-
-    # when the function the migrations installed is read back
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = %s", [function])
-        (installed,) = cursor.fetchone()
-
-    # then it is the file's: a change to the file needs a migration that runs it again
-    assert installed == written.group(2)
 
 
 def test_the_matches_are_not_counted_when_the_groups_decide():

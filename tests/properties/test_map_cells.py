@@ -191,18 +191,6 @@ def test_cells_follow_the_bulk_seeders_copy(bulk_loaded):
     assert_cells_are_the_listings()
 
 
-def test_the_installed_trigger_function_is_the_sql_files():
-    written = re.search(
-        r"CREATE OR REPLACE FUNCTION listings_map_cells_follow\(.*?AS (\$\w*\$)(.*?)\1",
-        cells.SQL_FILE.read_text(),
-        re.DOTALL,
-    )
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT prosrc FROM pg_proc WHERE proname = 'listings_map_cells_follow'")
-        (installed,) = cursor.fetchone()
-    assert installed == written.group(2)
-
-
 def listings_read(cursor) -> int:
     """The rows this transaction has read from the listings table so far, by scanning it
     or through its indexes."""
