@@ -1,7 +1,7 @@
 """The listings' writes benchmark: one listing's write with the kept tables' triggers.
 
 What a write costs with the triggers of the tables PostgreSQL keeps from the listings
-(listings/sql/: the public listing groups, the places, the map cells).
+(listings/sql/: the public listing groups and days, the places, the map cells).
 
     python -m bench.writes --size 1000000 --writes 40
     make bench-writes SIZE=1000000

@@ -44,7 +44,7 @@ from demo.workers import generate_batch, start_worker
 from listings import places
 from listings.cache import public_reads_changed
 from listings.models import RECORD_FIELDS, Property, PropertyType, TypeSpecificRecord
-from listings.search import cells, groups
+from listings.search import cells, days, groups
 from media_app.images import THUMBNAIL_WIDTHS, image_prepare
 from media_app.models import Image
 
@@ -243,13 +243,13 @@ def indexes_and_foreign_keys_set_aside(
 
 # The files of the tables PostgreSQL keeps from the listings (listings.triggers): each one's
 # last statements rebuild its table from the listings.
-KEPT_TABLE_FILES = (groups.SQL_FILE, places.SQL_FILE, cells.SQL_FILE)
+KEPT_TABLE_FILES = (groups.SQL_FILE, days.SQL_FILE, places.SQL_FILE, cells.SQL_FILE)
 
 
 @contextmanager
 def kept_tables_rebuilt_after(*, cursor: Any) -> Iterator[None]:
     """Pause the listings' triggers for the load, and build the tables they keep (the public
-    listing groups, the places, the map cells) once from the listings after it.
+    listing groups, the days, the places, the map cells) once from the listings after it.
 
     Followed batch by batch, each busy group and cell is updated once for each of a load's
     batches (100 at 1,000,000 listings), with no read between them to clear the versions it

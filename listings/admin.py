@@ -32,6 +32,7 @@ from listings.models import (
     PropertyDailyViews,
     PropertyStatus,
     PropertyViewsBatch,
+    PublicListingDay,
     PublicListingGroup,
     TypeSpecificRecord,
 )
@@ -665,6 +666,16 @@ class PublicListingGroupAdmin(ReadOnlyModelAdmin):
     list_filter = ["transaction_type", "kind"]
     search_fields = ["municipality_key"]
     ordering = ["transaction_type", "kind", "municipality_key", "price_band"]
+
+
+@admin.register(PublicListingDay)
+class PublicListingDayAdmin(ReadOnlyModelAdmin):
+    """How many public listings were created each day (listings.search.days): kept by the
+    database with every write, never by hand."""
+
+    list_display = ["day", "listings"]
+    date_hierarchy = "day"
+    ordering = ["-day"]
 
 
 @admin.register(MapCell)

@@ -504,6 +504,25 @@ class Place(models.Model):
         return f"{self.name}: {self.listings}"
 
 
+class PublicListingDay(models.Model):
+    """How many public listings were created on one day (UTC), so that a page deep in the
+    public listings by creation date starts at its day instead of past every newer listing
+    (listings.search.days, docs/performance.md).
+
+    Kept by PostgreSQL itself, like PublicListingGroup: triggers on the listings table add
+    every written listing's change in the same statement (listings/sql/public_listing_days.sql).
+    A day whose listings all went stays, with none. Unused on other databases, where it stays
+    empty.
+    """
+
+    # The listing's created_at in UTC, as a date.
+    day = models.DateField(primary_key=True)
+    listings = models.IntegerField()
+
+    def __str__(self) -> str:
+        return f"{self.day}: {self.listings}"
+
+
 class MapCell(models.Model):
     """The public listings of one transaction and kind in one cell of a stored map grid, so
     that a map's clusters zoomed out are added up from cells instead of read from up to

@@ -1,5 +1,5 @@
 """Installing and removing the SQL files of the tables PostgreSQL keeps from the listings
-(listings/sql/: the public listing groups, the places, the map cells): each file's
+(listings/sql/: the public listing groups and days, the places, the map cells): each file's
 statement-level triggers on listings_property and the functions they run. Migrations call
 these through each table's module; other databases keep no such tables.
 

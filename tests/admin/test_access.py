@@ -14,6 +14,7 @@ from listings.models import (
     PropertyDailyViews,
     PropertyStatus,
     PropertyViewsBatch,
+    PublicListingDay,
     PublicListingGroup,
 )
 from listings.services import property_change_status, property_update
@@ -116,6 +117,9 @@ def every_kind_of_row(moderator):
             price_band=67,
             listings=1,
         )
+    if not PublicListingDay.objects.exists():
+        # The same for the days of the deep pages (listings.search.days).
+        PublicListingDay.objects.create(day=timezone.localdate(), listings=1)
     if not Place.objects.exists():
         # The same for the towns of the place suggestions (listings.places).
         Place.objects.create(key="madrid", name="Madrid", folded="madrid", listings=1)
