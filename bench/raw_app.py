@@ -311,6 +311,37 @@ def window_statement(where: str, sorted_whole: bool) -> str:
     )
 
 
+# Parameters of a page of every public listing (no criterion), read from the days as the
+# platform reads it (listings.search.days).
+UNFILTERED = frozenset({"page", "limit", "sort"})
+# The orders such a page starts at its day in: descending (newest first) or not.
+DAY_SORTS = {None: True, "-createdAt": True, "createdAt": False}
+
+
+def day_page_ids(descending: bool) -> str:
+    """The ids of a page of every public listing in creation order, started at the day of
+    its first listing from the days the platform keeps (listings.search.days); its arguments
+    are the offset, the limit and the offset again."""
+    direction = "DESC" if descending else "ASC"
+    bound = (
+        "p.created_at < ((SELECT day FROM start) + 1)::timestamp AT TIME ZONE 'UTC'"
+        if descending
+        else "p.created_at >= (SELECT day FROM start)::timestamp AT TIME ZONE 'UTC'"
+    )
+    return (
+        "WITH days AS ("
+        f" SELECT day, listings, SUM(listings) OVER (ORDER BY day {direction}) AS through"
+        " FROM listings_publiclistingday"
+        "), start AS ("
+        " SELECT day, through - listings AS before FROM days"
+        f" WHERE through > %s ORDER BY day {direction} LIMIT 1"
+        ")"
+        f" SELECT p.id, NULL AS total FROM listings_property p WHERE p.public AND {bound}"
+        f" ORDER BY p.created_at {direction}, p.id {direction}"
+        " LIMIT %s OFFSET (%s - (SELECT before FROM start))"
+    )
+
+
 def page_statement(page_ids: str, order: str) -> str:
     """The page's rows, records and photos, from a statement of its ids (and total)."""
     record_columns = ", ".join(f"r.{column}" for column in RECORD_COLUMNS)
@@ -382,6 +413,10 @@ def list_page(params: dict[str, str], host: str) -> bytes:
             exact = rows is not None
             if total is None:
                 total, exact = count(connection, where, arguments)
+            offset = (page - 1) * limit
+            if rows is None and set(params) <= UNFILTERED and params.get("sort") in DAY_SORTS:
+                statement = page_statement(day_page_ids(DAY_SORTS[params.get("sort")]), order)
+                rows = connection.execute(statement, [offset, limit, offset]).fetchall()
             if rows is None:
                 # The page's ids first, from the filters and the order alone (an index where
                 # one serves), then their rows: the platform's deferred join
@@ -391,9 +426,7 @@ def list_page(params: dict[str, str], host: str) -> bytes:
                     f" ORDER BY {order} LIMIT %s OFFSET %s",
                     order,
                 )
-                rows = connection.execute(
-                    statement, [*arguments, limit, (page - 1) * limit]
-                ).fetchall()
+                rows = connection.execute(statement, [*arguments, limit, offset]).fetchall()
     media = f"http://{host}{MEDIA_URL}"
     items = []
     record_start = len(COMMON) + 1

@@ -1,6 +1,7 @@
 """The raw baseline of the benchmark (bench/raw_app.py) counts by the platform's rule:
 exactly up to the limit, given up after the timeout, the planner's estimate past either."""
 
+import datetime
 from contextlib import nullcontext
 from types import SimpleNamespace
 
@@ -11,7 +12,7 @@ from django.db import connection
 from psycopg.rows import tuple_row
 
 from bench import raw_app
-from listings.models import PropertyStatus
+from listings.models import Property, PropertyStatus
 from tests.factories import ListingFactory
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
@@ -110,6 +111,9 @@ def same_page_of_both(client, params: dict[str, str]) -> tuple[dict, dict]:
         {"sort": "price", "limit": "4"},
         {"sort": "-area", "page": "2", "limit": "4"},
         {"sort": "createdAt", "transactionType": "RENT"},
+        {"sort": "createdAt", "page": "3", "limit": "2"},
+        {"sort": "-createdAt", "page": "4", "limit": "2"},
+        {"page": "6", "limit": "2"},
         {"q": "terrace", "limit": "3"},
         {"q": "terrace", "page": "2", "limit": "3"},
         {"q": "terrace", "page": "3", "limit": "3"},
@@ -128,10 +132,10 @@ def test_the_baseline_reads_the_same_page_as_the_platform(
     # Time enough for every count, however busy the machine.
     settings.PROPERTY_LIST_COUNT_TIMEOUT_MS = 10_000
     monkeypatch.setattr(raw_app, "COUNT_TIMEOUT_MS", 10_000)
-    # given public listings of both transactions, some with the searched word, and one
-    # listing waiting for approval
+    # given public listings of both transactions, created over four days, some with the
+    # searched word, and one listing waiting for approval
     for number in range(9):
-        ListingFactory(
+        listing = ListingFactory(
             price=100_000 + 7_919 * number % 50_000,
             area=50 + 13 * number % 70,
             transaction_type="RENT" if number % 3 else "SALE",
@@ -139,6 +143,8 @@ def test_the_baseline_reads_the_same_page_as_the_platform(
             # Eastwards from the centre of Madrid, some inside the searched triangle.
             longitude=-3.7038 + 0.006 * number,
         )
+        created = listing.created_at - datetime.timedelta(hours=11 * number)
+        Property.objects.filter(pk=listing.pk).update(created_at=created)
     ListingFactory(status=PropertyStatus.PENDING, title="Pending flat with a terrace")
 
     # when the baseline and the platform are asked for the same page

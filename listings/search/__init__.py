@@ -14,7 +14,8 @@ listings call `listing_search`. Its path, each step in one module:
    map cells). A relevance search's window, and a map search the map cells do not count
    (PostgreSQL), are counted with their page instead (step 4).
 4. pages.py: the page's ids, then their rows (listings.selectors.property_list_rows);
-   windows.py: how a relevance search finds its window of newest matches.
+   windows.py: how a relevance search finds its window of newest matches; days.py: how a
+   page of every public listing by creation date starts at its day.
 5. For viewers who see only public listings, the result, and apart from it the search's
    count when it is read on its own (the same for every page and order), are kept in the
    shared cache of public reads (listings.cache) until a write makes them stale.
@@ -32,6 +33,7 @@ from accounts.models import User
 from listings.cache import public_read
 from listings.search.cells import celled_search
 from listings.search.counting import SearchCount, search_count
+from listings.search.days import dated_page_ids, starts_at_its_day
 from listings.search.groups import grouped_search
 from listings.search.pages import counted_page_ids, page_ids, ranked_page_ids
 from listings.search.params import (
@@ -149,15 +151,15 @@ def _count_and_page(
     else:
         count = search_count(whole, grouped=None)
     if ids is None:
-        past_the_end = count.exact and offset >= count.total
         # A page past an estimated total is still read: the estimate may be short.
-        ids = (
-            []
-            if past_the_end
-            else page_ids(
+        if count.exact and offset >= count.total:
+            ids = []
+        elif public and starts_at_its_day(params, filtered.db):
+            ids = dated_page_ids(params, offset=offset, limit=limit, database=filtered.db)
+        else:
+            ids = page_ids(
                 matches, count=count, offset=offset, limit=limit, located=located, whole=whole
             )
-        )
     return ids, count
 
 
