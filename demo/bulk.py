@@ -466,7 +466,7 @@ def bulk_seed(
             if deferred:
                 notify(
                     "Building the indexes, checking the foreign keys and counting the"
-                    " listings' groups, places and map cells..."
+                    " listings' groups, days, places and map cells..."
                 )
         notify("Committing...")
     return BulkResult(
