@@ -30,3 +30,16 @@ class BulkPlan:
     pool: dict[str, list[PoolPhoto]]
     images_per_property: int
     now: datetime.datetime
+    # How many listings the run adds: they were created from LISTING_AGE before `now` to
+    # `now`, evenly and in the order they are written (demo.generator).
+    listings: int
+
+
+@dataclass(frozen=True, slots=True)
+class BatchTask:
+    """One batch of a bulk run: its number, which seeds its random generator, the position
+    of its first listing among the run's and how many listings it has."""
+
+    number: int
+    first: int
+    size: int

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import django
 
-from demo.plan import BulkPlan
+from demo.plan import BatchTask, BulkPlan
 
 if TYPE_CHECKING:
     from demo.generator import Batch, BulkListingGenerator
@@ -47,9 +47,8 @@ def start_worker(plan: BulkPlan) -> None:
     _generator = BulkListingGenerator(plan=plan)
 
 
-def generate_batch(task: tuple[int, int]) -> "Batch":
-    """Generate the batch `task` = (number, size) in this worker process."""
+def generate_batch(task: BatchTask) -> "Batch":
+    """Generate the batch `task` in this worker process."""
     if _generator is None:
         raise RuntimeError("start_worker did not run in this process")
-    number, size = task
-    return _generator.batch(number=number, size=size)
+    return _generator.batch(task=task)

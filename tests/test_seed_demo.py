@@ -16,7 +16,10 @@ from PIL import Image as PillowImage
 
 from accounts.models import Admin, Customer, Owner, User, UserType
 from appointments.models import Appointment, AppointmentStatus
-from demo.bulk import bulk_seed
+from demo.bulk import batch_tasks, bulk_seed, generated_batches
+from demo.catalog import KIND_CATEGORY, KINDS
+from demo.generator import datetime_formatter
+from demo.plan import BulkPlan, PoolPhoto
 from demo.seed import DEMO_ADMIN_EMAIL
 from favorites.models import Favorite
 from listings.models import (
@@ -364,6 +367,34 @@ def test_bulk_mode_writes_rows_the_orm_reads_back():
     pool = set(Image.objects.values_list("file", flat=True))
     assert len(pool) <= 24
     assert all(name.startswith("demo/pool/") and default_storage.exists(name) for name in pool)
+
+
+def test_bulk_mode_generates_the_listings_oldest_first_over_two_years():
+    # given a run of 200 listings in batches of 64
+    now = timezone.now()
+    plan = BulkPlan(
+        seed=7,
+        owner_ids=["owner"],
+        category_ids=dict.fromkeys(KIND_CATEGORY.values(), "category"),
+        pool={kind: [PoolPhoto("photo.jpg", kind, 4, 3, {})] for kind in KINDS},
+        images_per_property=1,
+        now=now,
+        listings=200,
+    )
+
+    # when worker processes generate the batches
+    batches = generated_batches(plan=plan, tasks=batch_tasks(total=200, size=64), workers=2)
+    dates = [row[1] for batch in batches for row in batch.properties]
+
+    # then they come, to be written, in the order they were created, as a portal's table
+    # fills: over the two years before the run
+    stored = datetime_formatter()
+    assert len(dates) == 200
+    assert dates == sorted(dates)
+    assert len(set(dates)) == 200
+    assert stored(now - datetime.timedelta(days=730)) <= dates[0]
+    assert dates[0] < stored(now - datetime.timedelta(days=720))
+    assert stored(now - datetime.timedelta(days=10)) < dates[-1] <= stored(now)
 
 
 def test_bulk_mode_generates_the_same_rows_in_worker_processes():

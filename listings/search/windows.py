@@ -48,7 +48,9 @@ SLICE_MARGIN = 2
 # The cost of a text index entry that a slice's scan decodes, for one listing read from the
 # table: about 8 ns against 2.5 us (1,000,000 listings). Stepping through the words' and the
 # blocks' entries together, the scan decodes most of both ("lift" in a slice of 7,000
-# listings: 2.5 ms, then 2,344 listings read; its walk along the date index reads 3,300).
+# listings: 2.5 ms, then 2,344 listings read; its walk along the date index reads 3,300)
+# unless the table holds the listings in creation order, when it steps past the entries
+# before the slice (docs/performance.md, "Bulk seeding"): the figure is the worst case's.
 INDEX_ENTRY_COST = 0.003
 # How much more than the slice its blocks hold, on average: the first block reaches back
 # past the slice's date by up to two thirds of the slice (four blocks at most, the finest
