@@ -16,6 +16,7 @@ import atexit
 import functools
 import math
 import os
+import time
 from datetime import UTC
 from urllib.parse import parse_qs
 
@@ -256,12 +257,33 @@ def counted_rows(
     return rows, total
 
 
+# How long a process keeps a relevance search's paths, as the platform keeps them
+# (listings.search.windows: the cache search_paths), and how many at most.
+PATH_SECONDS = 60
+KEPT_PATHS_AT_MOST = 10_000
+# A relevance search's paths by its filters, their values and the window: (until, paths).
+KEPT_PATHS: dict[tuple, tuple[float, list]] = {}
+
+
 def window_paths(connection, where: str, arguments: list) -> list[tuple[str, list, bool]]:
     """The windows a relevance search tries in turn, as the platform does
     (listings.search.windows), each as its filters, their values and whether its matches
     are sorted rather than walked along the date index: the matches of a recent slice
     first when that reads the fewest listings, then every match; the first full window is
-    the search's."""
+    the search's. Kept PATH_SECONDS in the process, as the platform keeps them."""
+    key = (where, tuple(arguments), SEARCH_RANK_WINDOW)
+    kept = KEPT_PATHS.get(key)
+    if kept is not None and kept[0] > time.monotonic():
+        return kept[1]
+    paths = cheapest_paths(connection, where, arguments)
+    if len(KEPT_PATHS) >= KEPT_PATHS_AT_MOST:
+        KEPT_PATHS.clear()
+    KEPT_PATHS[key] = (time.monotonic() + PATH_SECONDS, paths)
+    return paths
+
+
+def cheapest_paths(connection, where: str, arguments: list) -> list[tuple[str, list, bool]]:
+    """window_paths, read from the planner's statistics of the search's matches."""
     plan = connection.execute(
         f"EXPLAIN (FORMAT JSON) {MATCHES.format(where=where)}", arguments
     ).fetchone()[0]

@@ -90,11 +90,12 @@ def redis_cache(settings):
     """The default cache on the machine's Redis server, as in production (django-redis),
     under a key prefix of this test's own, cleared after it."""
     settings.CACHES = {
+        **settings.CACHES,
         "default": {
             "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": f"test-{uuid.uuid4().hex}",
-        }
+        },
     }
     yield caches["default"]
     caches["default"].clear()

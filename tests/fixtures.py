@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from aiosmtpd.controller import Controller
-from django.core.cache import cache
+from django.core.cache import caches
 from django.db import connection
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -32,12 +32,14 @@ from tests.webhooks.support import Receiver
 
 @pytest.fixture(autouse=True)
 def empty_cache():
-    """Start and end every test with an empty cache and no requests counted against the
-    rate limits."""
-    cache.clear()
+    """Start and end every test with empty caches (the default one and the kept search
+    paths) and no requests counted against the rate limits."""
+    for each in caches.all():
+        each.clear()
     rate_limiter().storage.reset()
     yield
-    cache.clear()
+    for each in caches.all():
+        each.clear()
     rate_limiter().storage.reset()
 
 

@@ -85,9 +85,11 @@ def test_a_count_past_its_timeout_is_given_up_and_the_timeout_ends_with_it(
 
 @pytest.fixture
 def baseline_pool(baseline_connection, monkeypatch):
-    """raw_app's pool, lending the test's baseline connection."""
+    """raw_app's pool, lending the test's baseline connection, and no relevance search's
+    paths kept from another test."""
     pool = SimpleNamespace(connection=lambda: nullcontext(baseline_connection))
     monkeypatch.setattr(raw_app, "connection_pool", lambda: pool)
+    monkeypatch.setattr(raw_app, "KEPT_PATHS", {})
 
 
 def same_page_of_both(client, params: dict[str, str]) -> tuple[dict, dict]:

@@ -199,6 +199,14 @@ if REDIS_URL:
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# How a relevance search finds its window, chosen from the planner's statistics: kept a
+# minute in each process's memory (listings.search.windows).
+CACHES["search_paths"] = {
+    "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+    "LOCATION": "search-paths",
+    "TIMEOUT": 60,
+    "OPTIONS": {"MAX_ENTRIES": 10_000},
+}
 
 # Where the rate limits count (config.api.throttling, the `limits` package's storage URL):
 # Redis when REDIS_URL is set, shared between processes; else this process's memory.

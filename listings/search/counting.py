@@ -40,7 +40,7 @@ class SearchCount:
     table_rows: int | None = None
 
 
-def _matches_sql(listings: QuerySet) -> tuple[str, tuple]:
+def matches_sql(listings: QuerySet) -> tuple[str, tuple]:
     """The matches, unordered, selecting a constant per row: PostgreSQL counts them from the
     indexes of the filters alone (an index-only scan)."""
     sql, params = listings.order_by().values(one=Value(1)).query.sql_with_params()
@@ -49,7 +49,7 @@ def _matches_sql(listings: QuerySet) -> tuple[str, tuple]:
 
 def _count_sql(listings: QuerySet, cap: int | None) -> tuple[str, tuple]:
     """The statement that counts the matches up to `cap` (None: all of them)."""
-    sql, params = _matches_sql(listings)
+    sql, params = matches_sql(listings)
     limit = "" if cap is None else f" LIMIT {int(cap)}"
     return f"SELECT COUNT(*) FROM ({sql}{limit}) AS capped", params  # noqa: S608
 
@@ -126,8 +126,12 @@ def capped_count(listings: QuerySet, cap: int, *, timeout_ms: int = 0) -> Capped
 
 def estimated_count(listings: QuerySet) -> int:
     """PostgreSQL's planner estimate of how many rows the queryset matches."""
-    sql, params = _matches_sql(listings)
-    with connections[listings.db].cursor() as cursor:
+    return estimated_rows(listings.db, *matches_sql(listings))
+
+
+def estimated_rows(database: str, sql: str, params: Sequence) -> int:
+    """PostgreSQL's planner estimate of how many rows a statement returns."""
+    with connections[database].cursor() as cursor:
         # EXPLAIN's JSON comes back as a json column, which psycopg reads into lists.
         cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
         plan = cursor.fetchone()[0]

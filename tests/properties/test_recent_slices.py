@@ -188,3 +188,61 @@ def test_a_relevance_window_is_the_newest_matches_whichever_path_finds_it(
     # (0.003 x (40 + 200) + 4/3 x 20 listings read, against 40 sorted and 100 walked),
     # "studio" (about 10) sorted whole
     assert "pool" in sliced and "studio" not in sliced, sliced
+
+
+def test_a_searchs_path_is_read_from_the_statistics_once_then_kept(
+    anonymous_client, settings, garden_listings
+):
+    # given a window of two, and fourteen matches among a hundred listings, every seventh
+    settings.SEARCH_RANK_WINDOW = 2
+    gardens = garden_listings(gathered=False)
+
+    # when a relevance search is asked, then again, then its second page
+    def searched(**extra) -> tuple:
+        with CaptureQueriesContext(connection) as queries:
+            response = anonymous_client.get(PROPERTIES_URL, {"q": "garden", "limit": 1, **extra})
+        statistics = [
+            query["sql"]
+            for query in queries
+            if query["sql"].startswith("EXPLAIN")
+            or "pg_stats" in query["sql"]
+            or query["sql"].startswith("SELECT (SELECT reltuples")
+        ]
+        return response, statistics
+
+    first, first_statistics = searched()
+    again, again_statistics = searched()
+    second, second_statistics = searched(page=2)
+
+    # then the planner's statistics (the matches' estimate, the table's size and its
+    # histogram of creation dates, for a recent slice) are read for the first request
+    # alone, and each answer is the window's: the two newest matches
+    assert len(first_statistics) == 3, first_statistics
+    assert (again_statistics, second_statistics) == ([], [])
+    assert [first.status_code, again.status_code, second.status_code] == [200, 200, 200]
+    assert first.json() == again.json()
+    assert ids(first) == [gardens[13].id]
+    assert ids(second) == [gardens[12].id]
+    assert second.json()["totalItems"] == 2
+
+
+def test_a_kept_path_older_than_new_listings_still_finds_the_newest_matches(
+    anonymous_client, settings, garden_listings
+):
+    # given a window of two, fourteen matches among a hundred listings, and the path of a
+    # relevance search kept from asking it once
+    settings.SEARCH_RANK_WINDOW = 2
+    garden_listings(gathered=False)
+    assert anonymous_client.get(PROPERTIES_URL, {"q": "garden"}).status_code == 200
+
+    # when two more matches are made, newer than every listing, and the search is asked
+    # again, on the kept path
+    newer = ListingFactory.create_batch(2, title="Garden house")
+    with CaptureQueriesContext(connection) as queries:
+        response = anonymous_client.get(PROPERTIES_URL, {"q": "garden"})
+
+    # then the statistics were not read again, and the window is the two new matches
+    assert not [query for query in queries if query["sql"].startswith("EXPLAIN")]
+    assert response.status_code == 200
+    assert set(ids(response)) == {listing.id for listing in newer}
+    assert response.json()["totalItems"] == 2
