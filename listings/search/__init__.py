@@ -92,19 +92,9 @@ def _search(
     *, viewer: User, params: SearchParams, page: int, limit: int, read: Reader
 ) -> SearchResult:
     filtered = search_filtered(viewer=viewer, params=params)
-    located = not (params.box is None and params.circle is None and params.polygon is None)
-    # Where on the map decides how a map search is best found (listings.search.plans); its
-    # listings, read by their ids, are planned the same wherever they are.
-    planned = planned_for_its_values(filtered.db) if located else contextlib.nullcontext()
-    with planned:
-        ids, count = _count_and_page(
-            viewer=viewer,
-            params=params,
-            filtered=filtered,
-            page=page,
-            limit=limit,
-            located=located,
-        )
+    ids, count = _count_and_page(
+        viewer=viewer, params=params, filtered=filtered, page=page, limit=limit
+    )
     return SearchResult(read(ids), count.total, count.exact, page, limit)
 
 
@@ -115,51 +105,57 @@ def _count_and_page(
     filtered,
     page: int,
     limit: int,
-    located: bool = False,
 ) -> tuple[list[str], SearchCount]:
     """The ids of one page of the search's matches (`filtered`: search_filtered), in its
-    order, and their count; `located`: a map search (a box, a circle or a drawn area:
-    listings.search.pages.sorts_whole)."""
+    order, and their count. The statements of a map search (a box, a circle or a drawn
+    area) that find them are planned for their values (listings.search.plans)."""
     offset = (page - 1) * limit
+    located = not (params.box is None and params.circle is None and params.polygon is None)
+    # Where on the map decides how a map search is best found (listings.search.plans); its
+    # listings, read by their ids, are planned the same wherever they are.
+    planned = planned_for_its_values(filtered.db) if located else contextlib.nullcontext()
     if ranks(params, filtered.db):
         # A relevance search's matches are its window, a few rows whose finding is their
         # cost: scored as they are found, and counted by the statement that reads the page.
         # A recent slice's window is the search's when it is full (listings.search.windows).
-        for window in scored_windows(filtered, params.text):
-            ids, total = ranked_page_ids(window, offset=offset, limit=limit)
-            if total >= settings.SEARCH_RANK_WINDOW:
-                break
+        with planned:
+            for window in scored_windows(filtered, params.text):
+                ids, total = ranked_page_ids(window, offset=offset, limit=limit)
+                if total >= settings.SEARCH_RANK_WINDOW:
+                    break
         return ids, SearchCount(total, True)
     matches = in_search_order(filtered, params)
     # The same matches as a count or a page sorted whole reads every one of them.
     whole = seeking_ranges(matches, params)
     public = viewer_sees_only_public(viewer)
     celled = celled_search(params) if public else None
-    ids = None
+    count = None
     if located and celled is None and connections[filtered.db].vendor == "postgresql":
         # A map search the map cells do not count is sorted from its matches for its page,
-        # which its count reads too: both come from one pass over them.
+        # which its count reads too: both come from one pass over them, planned by the
+        # transaction that gives it its time.
         ids, count = counted_page_ids(whole, offset=offset, limit=limit)
-    elif public:
-        # A count depends on neither the page nor the order: a visitor paging through a
-        # search, or sorting it, asks for the same count again, which is most of what a
-        # page costs the database.
-        count = public_read(
-            ("count", replace(params, sort=None)),
-            lambda: search_count(whole, grouped=grouped_search(params), celled=celled),
-        )
-    else:
-        count = search_count(whole, grouped=None)
-    if ids is None:
+        if ids is not None:
+            return ids, count
+    with planned:
+        if count is None and public:
+            # A count depends on neither the page nor the order: a visitor paging through a
+            # search, or sorting it, asks for the same count again, which is most of what a
+            # page costs the database.
+            count = public_read(
+                ("count", replace(params, sort=None)),
+                lambda: search_count(whole, grouped=grouped_search(params), celled=celled),
+            )
+        elif count is None:
+            count = search_count(whole, grouped=None)
         # A page past an estimated total is still read: the estimate may be short.
         if count.exact and offset >= count.total:
-            ids = []
-        elif public and starts_at_its_day(params, filtered.db):
-            ids = dated_page_ids(params, offset=offset, limit=limit, database=filtered.db)
-        else:
-            ids = page_ids(
-                matches, count=count, offset=offset, limit=limit, located=located, whole=whole
-            )
+            return [], count
+        if public and starts_at_its_day(params, filtered.db):
+            return dated_page_ids(params, offset=offset, limit=limit, database=filtered.db), count
+        ids = page_ids(
+            matches, count=count, offset=offset, limit=limit, located=located, whole=whole
+        )
     return ids, count
 
 

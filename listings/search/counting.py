@@ -24,6 +24,7 @@ from django.db.models import QuerySet, Value
 
 from listings.search.cells import CelledSearch, celled_count
 from listings.search.groups import GroupedSearch, bounds_statement, outside_parts
+from listings.search.plans import PLANNED_FOR_ITS_VALUES
 from listings.search.statistics import TABLE_ROWS
 
 # SQLSTATE of a statement cancelled by statement_timeout.
@@ -54,35 +55,43 @@ def _count_sql(listings: QuerySet, cap: int | None) -> tuple[str, tuple]:
     return f"SELECT COUNT(*) FROM ({sql}{limit}) AS capped", params  # noqa: S608
 
 
-# Sets the statement timeout for the current transaction and reads the table's estimated
-# size; the select list is evaluated left to right.
+# Sets the statement timeout for the current transaction and reads the settings it may have
+# to put back and the table's estimated size; the select list is evaluated left to right.
 _SET_TIMEOUT = (
-    "SELECT current_setting('statement_timeout'),"
+    "SELECT current_setting('statement_timeout'), current_setting('plan_cache_mode'),"
     f" set_config('statement_timeout', %s, true), {TABLE_ROWS}"
+)
+# The same, for a statement planned for its values (listings.search.plans).
+_SET_TIMEOUT_PLANNED = f"{_SET_TIMEOUT}, {PLANNED_FOR_ITS_VALUES}"
+# Puts the settings back inside an outer transaction, which they would outlive a savepoint in.
+_PUT_BACK = (
+    "SELECT set_config('statement_timeout', %s, true), set_config('plan_cache_mode', %s, true)"
 )
 
 
 def rows_within(
-    listings: QuerySet, sql: str, params: Sequence, *, timeout_ms: int
+    listings: QuerySet, sql: str, params: Sequence, *, timeout_ms: int, planned: bool = False
 ) -> tuple[list[tuple] | None, int | None]:
     """The rows of a statement given `timeout_ms` to run (PostgreSQL), or None when it took
-    longer and was given up; and the estimated size of the listings table.
+    longer and was given up; and the estimated size of the listings table. `planned`: the
+    statement is planned for its values, as in listings.search.plans.planned_for_its_values,
+    set with its timeout (no round trip of its own).
 
     The statement runs in a transaction (a savepoint inside an outer one) whose local
-    statement timeout ends with it; a cancellation rolls it back, so nothing of it reaches
-    the connection's next statement. Inside an outer transaction the timeout is put back
-    afterwards, since it would outlive the savepoint.
+    settings end with it; a cancellation rolls it back, so nothing of it reaches the
+    connection's next statement. Inside an outer transaction the settings are put back
+    afterwards, since they would outlive the savepoint.
     """
     connection = connections[listings.db]
     nested = connection.in_atomic_block
     try:
         with transaction.atomic(using=listings.db), connection.cursor() as cursor:
-            cursor.execute(_SET_TIMEOUT, [str(timeout_ms)])
-            previous, _timeout, table_rows = cursor.fetchone()
+            cursor.execute(_SET_TIMEOUT_PLANNED if planned else _SET_TIMEOUT, [str(timeout_ms)])
+            previous_timeout, previous_plan_mode, _timeout, table_rows, *_ = cursor.fetchone()
             cursor.execute(sql, params)
             rows = cursor.fetchall()
             if nested:
-                cursor.execute("SELECT set_config('statement_timeout', %s, true)", [previous])
+                cursor.execute(_PUT_BACK, [previous_timeout, previous_plan_mode])
             return rows, table_rows
     except OperationalError as error:
         if getattr(error.__cause__, "sqlstate", None) == QUERY_CANCELED:

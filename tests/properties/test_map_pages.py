@@ -33,25 +33,24 @@ def test_a_drawn_area_is_counted_and_paged_by_one_statement(anonymous_client):
             PROPERTIES_URL, {"polygon": AROUND_MADRID, "limit": 2, "page": 2}
         )
 
-    # then, in the map search's transaction (planned for its values), the page's ids and
-    # the count come from one statement, timed in a savepoint of its own; the page's rows
-    # are read after it, by their ids, with the plan their statement keeps
+    # then the page's ids and the count come from one statement, in a transaction of its
+    # own whose first statement gives it its time and plans it for its values; the page's
+    # rows are read after it, by their ids, with the plan their statement keeps
     assert response.status_code == 200
     statements = [query["sql"] for query in queries]
     shape = [
-        "BEGIN",
-        "plan_cache_mode",
-        "SAVEPOINT",
-        "set_config('statement_timeout', '25', true)",
-        "COUNT(*) OVER ()",
-        "set_config('statement_timeout', '0', true)",
-        "RELEASE SAVEPOINT",
-        "COMMIT",
-        "FROM listings_property_row WHERE id IN",
+        ["BEGIN"],
+        [
+            "set_config('statement_timeout', '25', true)",
+            "set_config('plan_cache_mode', 'force_custom_plan', true)",
+        ],
+        ["COUNT(*) OVER ()"],
+        ["COMMIT"],
+        ["FROM listings_property_row WHERE id IN"],
     ]
     assert len(statements) == len(shape), [statement[:80] for statement in statements]
-    for statement, part in zip(statements, shape, strict=True):
-        assert part in statement, (part, statement[:200])
+    for statement, parts in zip(statements, shape, strict=True):
+        assert all(part in statement for part in parts), (parts, statement[:300])
     assert sum("poly_contain_pt" in statement for statement in statements) == 1
     body = response.json()
     assert ids(response) == [listing.id for listing in newest_first[2:4]]
@@ -131,12 +130,41 @@ def test_a_counted_page_that_takes_too_long_is_given_up_for_an_estimate(settings
     slow = Property.objects.extra(where=["pg_sleep(0.02) IS NOT NULL"]).order_by("-created_at")
 
     # when a page is read with its count
-    page, count = counted_page_ids(slow, offset=0, limit=10)
+    with CaptureQueriesContext(connection) as queries:
+        page, count = counted_page_ids(slow, offset=0, limit=10)
 
-    # then the page is left to be read past an estimate, and the connection works as before
+    # then the page is left to be read past an estimate, made in a transaction planned for
+    # its values as the pass was, and the connection works as before
     assert page is None
     assert isinstance(count, SearchCount) and count.exact is False
-    with connection.cursor() as cursor:
-        cursor.execute("SHOW statement_timeout")
-        assert cursor.fetchone()[0] == "0"
+    statements = [query["sql"] for query in queries]
+    estimate = next(n for n, sql in enumerate(statements) if sql.startswith("EXPLAIN"))
+    assert statements[estimate - 2 : estimate] == [
+        "BEGIN",
+        "SELECT set_config('plan_cache_mode', 'force_custom_plan', true)",
+    ]
+    assert statements[estimate + 1] == "COMMIT"
+    assert settings_of(connection) == ("0", "auto")
     assert Property.objects.count() == 2
+
+
+def settings_of(connection) -> tuple[str, str]:
+    """The connection's statement timeout and plan mode."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT current_setting('statement_timeout'), current_setting('plan_cache_mode')"
+        )
+        return cursor.fetchone()
+
+
+def test_a_counted_page_inside_a_transaction_puts_its_settings_back():
+    # given a listing, and a transaction open (the test's)
+    ListingFactory()
+    listings = Property.objects.order_by("-created_at")
+
+    # when a page is read with its count
+    page, count = counted_page_ids(listings, offset=0, limit=10)
+
+    # then the rest of the transaction has the timeout and the plan mode it had before
+    assert (len(page), count.total) == (1, 1)
+    assert settings_of(connection) == ("0", "auto")
