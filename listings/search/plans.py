@@ -11,13 +11,15 @@ from the longitude index), and which plan a connection kept depended on the requ
 asked first (the benchmark's clusters ran at 56 or at 116 requests a second).
 
 Inside `planned_for_its_values`, PostgreSQL plans every statement for its values
-(plan_cache_mode force_custom_plan), set local to a transaction (or a savepoint) of its
-own, which ends with the block. It costs the planning (a fraction of a millisecond for
-these statements) and three round trips (the transaction's start, the setting, its end), so
-only the statements whose plan the values decide run inside: a search's rows, read by their
-ids, are read after the block. A statement that runs in a transaction of its own for its
-timeout sets its plan mode with its timeout instead (listings.search.counting.rows_within,
-`planned`), in the same round trip (PLANNED_FOR_ITS_VALUES).
+(plan_cache_mode force_custom_plan), set local to the transaction the block opens, which
+ends with it (inside an outer transaction the block is a savepoint, and the setting lasts
+until the outer one ends: statements planned for their values, never other answers). It
+costs the planning (a fraction of a millisecond for these statements) and three round trips
+(the transaction's start, the setting, its end), so only the statements whose plan the
+values decide run inside: a search's rows, read by their ids, are read after the block. A
+statement that runs in a transaction of its own for its timeout sets its plan mode with its
+timeout instead (listings.search.counting.rows_within, `planned`), in the same round trip
+(PLANNED_FOR_ITS_VALUES).
 """
 
 from collections.abc import Iterator
@@ -25,7 +27,7 @@ from contextlib import contextmanager
 
 from django.db import connections, transaction
 
-# Selected, sets the plan mode for the rest of the current transaction (or savepoint).
+# Selected, sets the plan mode for the rest of the current transaction.
 PLANNED_FOR_ITS_VALUES = "set_config('plan_cache_mode', 'force_custom_plan', true)"
 
 
