@@ -166,11 +166,11 @@ def counted_page_ids(
     rows, table_rows = rows_within(
         listings, sql, params, timeout_ms=settings.PROPERTY_LIST_COUNT_TIMEOUT_MS, planned=True
     )
-    limit_reached = bool(rows) and rows[0][1] > settings.PROPERTY_LIST_EXACT_COUNT_LIMIT
-    if rows and not limit_reached:
-        return [pk for pk, _total in rows], SearchCount(rows[0][1], True, table_rows)
-    if rows == [] and not offset:
-        return [], SearchCount(0, True, table_rows)
+    if rows is not None and (rows or not offset):
+        total = rows[0][1] if rows else 0
+        if total <= settings.PROPERTY_LIST_EXACT_COUNT_LIMIT:
+            return [pk for pk, _total in rows], SearchCount(total, True, table_rows)
+    # Given up, past the limit, or a page past the end: counted apart, planned as the pass.
     with planned_for_its_values(listings.db):
         if rows is None:
             return None, estimated_search_count(listings, counted=None, table_rows=None)
